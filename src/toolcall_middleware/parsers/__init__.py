@@ -1,0 +1,66 @@
+"""Provider parsers, registered by the names ``ToolCallMiddleware(provider=...)`` accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..events import Event, Text
+from .base import MarkerSearch, ParserContext, Tool, ToolCallParser
+
+ParserFactory = Callable[[ParserContext], ToolCallParser]
+
+_REGISTRY: dict[str, ParserFactory] = {}
+
+
+def register(name: str) -> Callable[[ParserFactory], ParserFactory]:
+    """Class decorator: make a parser available as ``provider=name``."""
+
+    def add(factory: ParserFactory) -> ParserFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def providers() -> tuple[str, ...]:
+    return tuple(sorted(_REGISTRY))
+
+
+def create_parser(name: str, context: ParserContext) -> ToolCallParser:
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(providers())
+        raise ValueError(f"unknown provider {name!r}; known providers: {known}") from None
+    return factory(context)
+
+
+@register("openai")
+class PassthroughParser:
+    """Native ``tool_calls`` only: model text is never parsed for markup."""
+
+    def __init__(self, context: ParserContext) -> None:
+        pass
+
+    def feed(self, text: str) -> list[Event]:
+        return [Text(text)] if text else []
+
+    def finish(self) -> list[Event]:
+        return []
+
+
+# Importing the format modules registers them.
+from . import kimi_k2  # noqa: E402
+
+__all__ = [
+    "MarkerSearch",
+    "ParserContext",
+    "ParserFactory",
+    "PassthroughParser",
+    "Tool",
+    "ToolCallParser",
+    "create_parser",
+    "kimi_k2",
+    "providers",
+    "register",
+]

@@ -1,0 +1,95 @@
+"""The parser protocol, the request context parsers are built from, and the marker search.
+
+A parser is a synchronous state machine over model text. It knows nothing of ASGI, SSE or JSON
+chunk framing: ``feed`` takes any cut of the text and ``finish`` flushes what is held at the end
+of the stream. Cutting the same text differently must give the same events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..events import Event
+
+
+class ToolCallParser(Protocol):
+    def feed(self, text: str) -> list[Event]: ...
+
+    def finish(self) -> list[Event]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the request offered: its name and JSON-schema ``parameters`` (``{}`` if none)."""
+
+    name: str
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def property_names(self) -> frozenset[str]:
+        props = self.parameters.get("properties")
+        return frozenset(props) if isinstance(props, Mapping) else frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class ParserContext:
+    """What a parser may know about the request: the tools it offered."""
+
+    tools: tuple[Tool, ...] = ()
+
+    def tool(self, name: str) -> Tool | None:
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        return None
+
+    def guess_tool(self, argument_keys: Iterable[str]) -> Tool | None:
+        """The only tool, or the one whose parameter names best match ``argument_keys``."""
+        if len(self.tools) == 1:
+            return self.tools[0]
+        keys = frozenset(argument_keys)
+        best: Tool | None = None
+        best_score = 0
+        for tool in self.tools:
+            score = len(keys & tool.property_names)
+            if score > best_score:
+                best, best_score = tool, score
+        return best
+
+
+class MarkerSearch:
+    """Finds the earliest of a fixed set of markers in text that arrives in pieces.
+
+    ``find`` is a single C-level regex scan from a position; ``held_suffix`` tells how many
+    trailing characters could still grow into a marker and so must be held back. Together they
+    keep parsers linear: every character is looked at a bounded number of times.
+    """
+
+    def __init__(self, markers: Iterable[str]) -> None:
+        ordered = sorted(set(markers), key=len, reverse=True)
+        if not ordered or not all(ordered):
+            raise ValueError("markers must be non-empty strings")
+        self.markers = tuple(ordered)
+        self._pattern = re.compile("|".join(re.escape(m) for m in ordered))
+        self._prefixes = frozenset(m[:i] for m in ordered for i in range(1, len(m)))
+        self._window = max(map(len, ordered)) - 1
+        self._first_chars = "".join(sorted({m[0] for m in ordered}))
+
+    def find(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self._pattern.search(text, pos)
+
+    def held_suffix(self, text: str, start: int = 0) -> int:
+        """Length of the longest suffix of ``text[start:]`` that is a proper marker prefix."""
+        lo = max(start, len(text) - self._window)
+        longest = 0
+        for first in self._first_chars:
+            i = text.find(first, lo)
+            while i != -1:
+                if text[i:] in self._prefixes:
+                    longest = max(longest, len(text) - i)
+                    break
+                i = text.find(first, i + 1)
+        return longest

@@ -1,0 +1,199 @@
+"""Kimi K2 / K2.5 / K2-Thinking special-token tool calls (``provider="kimi_k2"``).
+
+    text <|tool_calls_section_begin|>
+    <|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>
+    <|tool_calls_section_end|> trailing text
+
+Text outside sections is kept verbatim; anything inside a section that is not a call is template
+framing. The model's call id is kept as the OpenAI id. Arguments stream as they arrive, except
+when the id does not name the function and several tools could match: then the arguments are
+held until the call ends and the tool whose parameters best match their keys is chosen.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+
+from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+
+SECTION_BEGIN = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
+SECTION_END = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
+CALL_BEGIN = "<|tool_call_begin|>"
+ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
+CALL_END_MARKER = "<|tool_call_end|>"
+
+_FOREIGN_ID_PREFIXES = ("call_", "toolu_", "chatcmpl", "tool_")
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    SECTION = enum.auto()
+    HEADER = enum.auto()
+    ARGS = enum.auto()
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((*SECTION_BEGIN, CALL_BEGIN)),
+    _State.SECTION: MarkerSearch((*SECTION_BEGIN, *SECTION_END, CALL_BEGIN)),
+    _State.HEADER: MarkerSearch((ARGUMENT_BEGIN, CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
+    _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
+}
+
+
+def name_from_call_id(call_id: str, context: ParserContext) -> str | None:
+    """The function name a Kimi call id carries, or ``None`` when the id does not say.
+
+    ``functions.NAME:N`` and ``NAME:N`` name the function; so does a bare id equal to a tool
+    name. A number or a client-style id echoed from history (``call_3``, ``toolu_01``) does not.
+    """
+    explicit = call_id.startswith("functions.")
+    body = call_id[len("functions.") :] if explicit else call_id
+    name, colon, counter = body.rpartition(":")
+    if colon and name and counter.strip().isdigit():
+        return name
+    if explicit and body:
+        return body
+    if not body or body.isdigit() or body.startswith(_FOREIGN_ID_PREFIXES):
+        return None
+    if context.tool(body) is not None or not context.tools:
+        return body
+    return None
+
+
+def _argument_keys(arguments: str) -> list[str]:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return []
+    return list(value) if isinstance(value, dict) else []
+
+
+@register("kimi_k2")
+class KimiK2Parser:
+    def __init__(self, context: ParserContext) -> None:
+        self._context = context
+        self._state = _State.TEXT
+        self._in_section = False  # False: a call opened without a section marker
+        self._pending = ""  # a possible marker prefix, not yet resolved
+        self._header = ""
+        self._args_started = False
+        self._held_space = ""  # trailing whitespace of the arguments so far
+        self._deferred: list[str] | None = None  # arguments held until the name is known
+        self._call_id = ""
+
+    def feed(self, text: str) -> list[Event]:
+        if self._state is _State.TEXT and not self._pending and "<" not in text:
+            return [Text(text)] if text else []
+        buf = self._pending + text if self._pending else text
+        out: list[Event] = []
+        pos = 0
+        while True:
+            search = _SEARCH[self._state]
+            match = search.find(buf, pos)
+            if match is None:
+                end = len(buf) - search.held_suffix(buf, pos)
+                self._consume(buf[pos:end], out)
+                self._pending = buf[end:]
+                return out
+            self._consume(buf[pos : match.start()], out)
+            self._on_marker(match.group(), out)
+            pos = match.end()
+
+    def finish(self) -> list[Event]:
+        out: list[Event] = []
+        pending, self._pending = self._pending, ""
+        self._consume(pending, out)
+        if self._state is _State.HEADER:
+            # Cut off before the arguments began: not a call, so the model's text it stays.
+            out.append(Text(CALL_BEGIN + self._header))
+            self._header = ""
+        elif self._state is _State.ARGS:
+            self._end_call(out)
+        self._state = _State.TEXT
+        self._in_section = False
+        return out
+
+    def _consume(self, segment: str, out: list[Event]) -> None:
+        if not segment:
+            return
+        state = self._state
+        if state is _State.TEXT:
+            out.append(Text(segment))
+        elif state is _State.ARGS:
+            self._add_arguments(segment, out)
+        elif state is _State.HEADER:
+            self._header += segment
+        # _State.SECTION: whitespace and noise between calls are template framing.
+
+    def _on_marker(self, marker: str, out: list[Event]) -> None:
+        state = self._state
+        if marker == CALL_BEGIN:
+            if state is _State.HEADER:
+                self._start_call(out)
+                self._end_call(out)
+            elif state is _State.ARGS:
+                self._end_call(out)
+            elif state is _State.TEXT:
+                self._in_section = False
+            self._header = ""
+            self._state = _State.HEADER
+        elif marker == ARGUMENT_BEGIN:  # only searched for in HEADER
+            self._start_call(out)
+            self._state = _State.ARGS
+        elif marker == CALL_END_MARKER:  # only searched for in HEADER and ARGS
+            if state is _State.HEADER:
+                self._start_call(out)
+            self._end_call(out)
+            self._state = _State.SECTION if self._in_section else _State.TEXT
+        elif marker in SECTION_END:
+            if state is _State.HEADER:
+                self._start_call(out)
+            if state in (_State.HEADER, _State.ARGS):
+                self._end_call(out)
+            self._state = _State.TEXT
+            self._in_section = False
+        else:  # a section begins (again)
+            self._state = _State.SECTION
+            self._in_section = True
+
+    def _start_call(self, out: list[Event]) -> None:
+        call_id = self._header.strip()
+        self._header = ""
+        self._call_id = call_id
+        self._args_started = False
+        self._held_space = ""
+        name = name_from_call_id(call_id, self._context)
+        if name is None and len(self._context.tools) == 1:
+            name = self._context.tools[0].name
+        if name is None and self._context.tools:
+            self._deferred = []
+            return
+        out.append(CallStart(name if name is not None else call_id, call_id or None))
+
+    def _add_arguments(self, segment: str, out: list[Event]) -> None:
+        if self._deferred is not None:
+            self._deferred.append(segment)
+            return
+        text = self._held_space + segment
+        if not self._args_started:
+            text = text.lstrip()
+        body = text.rstrip()
+        self._held_space = text[len(body) :]
+        if body:
+            self._args_started = True
+            out.append(CallArgs(body))
+
+    def _end_call(self, out: list[Event]) -> None:
+        if self._deferred is not None:
+            arguments = "".join(self._deferred).strip()
+            self._deferred = None
+            tool = self._context.guess_tool(_argument_keys(arguments))
+            name = tool.name if tool is not None else self._call_id
+            out.append(CallStart(name, self._call_id or None))
+            if arguments:
+                out.append(CallArgs(arguments))
+        self._held_space = ""
+        out.append(CALL_END)
