@@ -1,0 +1,100 @@
+"""``AnthropicMiddleware`` options: keyword arguments, else ``TOOLCALL_ANTHROPIC_*`` variables.
+
+The environment matters where the middleware is built with the app alone (``toolcall serve``,
+an ASGI server's ``--middleware`` flag). A bad value fails at construction with a message naming
+the variable, not on the first request.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import orjson
+
+from .request import RequestOptions, ThinkingHistory
+
+ENV_PREFIX = "TOOLCALL_ANTHROPIC_"
+DEFAULT_PING_INTERVAL = 10.0  # seconds of upstream silence before a ping
+DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Anthropic's own request limit for Messages
+
+
+@dataclass(frozen=True, slots=True)
+class AnthropicOptions:
+    model_map: Mapping[str, str] = field(default_factory=dict)
+    ping_interval: float | None = DEFAULT_PING_INTERVAL  # None or 0: no pings
+    thinking_history: ThinkingHistory = "reasoning_content"
+    messages_path: str = "/v1/messages"
+    upstream_path: str = "/v1/chat/completions"
+    max_body_bytes: int = DEFAULT_MAX_BODY
+
+    @property
+    def request(self) -> RequestOptions:
+        return RequestOptions(self.model_map, self.thinking_history)
+
+    @classmethod
+    def build(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AnthropicOptions:
+        """Options from ``overrides`` (not None), then the environment, then the defaults."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name, parse in _PARSERS.items():
+            raw = env.get(ENV_PREFIX + name.upper())
+            if raw is not None and raw.strip():
+                try:
+                    values[name] = parse(raw)
+                except ValueError as exc:
+                    raise ValueError(f"{ENV_PREFIX}{name.upper()}: {exc}") from None
+        unknown = set(overrides) - set(_PARSERS)
+        if unknown:
+            raise TypeError(f"unknown AnthropicMiddleware options: {', '.join(sorted(unknown))}")
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        options = cls(**values)
+        options._check()
+        return options
+
+    def _check(self) -> None:
+        if not isinstance(self.model_map, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.model_map.items()
+        ):
+            raise ValueError("model_map must map model names to model names (strings)")
+        if self.thinking_history not in ("reasoning_content", "drop"):
+            raise ValueError("thinking_history must be 'reasoning_content' or 'drop'")
+        if self.ping_interval is not None and self.ping_interval < 0:
+            raise ValueError("ping_interval must be >= 0 (0 disables pings)")
+        for name in ("messages_path", "upstream_path"):
+            if not getattr(self, name).startswith("/"):
+                raise ValueError(f"{name} must start with '/'")
+        if self.max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be positive")
+
+
+def _model_map(raw: str) -> dict[str, str]:
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or not all(isinstance(v, str) for v in doc.values()):
+        raise ValueError('expected a JSON object of strings, e.g. {"claude-*": "my-model"}')
+    return cast(dict[str, str], doc)
+
+
+def _float(raw: str) -> float:
+    return float(raw)
+
+
+def _thinking(raw: str) -> str:
+    if raw not in ("reasoning_content", "drop"):
+        raise ValueError("expected 'reasoning_content' or 'drop'")
+    return raw
+
+
+_PARSERS: dict[str, Any] = {
+    "model_map": _model_map,
+    "ping_interval": _float,
+    "thinking_history": _thinking,
+    "messages_path": str,
+    "upstream_path": str,
+    "max_body_bytes": int,
+}
