@@ -138,12 +138,14 @@ class _Responder:
         self.state = "waiting"  # -> "sse" | "json" | "error", then "done"
         self.status = 0
         self.retry_after: bytes | None = None
+        self.error: AnthropicError | None = None  # our own verdict on the upstream response
         self.buffer = bytearray()
         self.decoder = SSEDecoder()
         # Non-streaming: every event, assembled into one message at the end.
         self.events: list[Event] = [] if chat.stream else self.translator.start()
         self.streaming = False  # the client has our 200 and message_start
         self.client_gone = False
+        self.finished = False  # the client has the whole response
         self.lock = anyio.Lock()
         self.last_write = anyio.current_time()
 
@@ -193,17 +195,19 @@ class _Responder:
             self.state = "error"
             self.retry_after = headers.get(b"retry-after")
         elif encoding != b"identity":
-            self.state, self.status = "error", 502
-            self.buffer += b"compressed response (content-encoding: " + encoding + b")"
+            self._bad_upstream(f"compressed response (content-encoding: {encoding.decode()})")
         elif ctype.startswith(b"text/event-stream"):
             self.state = "sse"
         elif ctype.startswith(b"application/json"):
             self.state = "json"
         else:
-            self.state, self.status = "error", 502
-            self.buffer += b"unexpected content-type: " + (ctype or b"none")
+            self._bad_upstream(f"unexpected content-type {ctype.decode() or 'none'!r}")
         if self.state != "error" and self.chat.stream:
             await self._start_stream()
+
+    def _bad_upstream(self, problem: str) -> None:
+        self.state = "error"
+        self.error = AnthropicError(f"upstream sent a {problem}", "api_error", 502)
 
     async def _start_stream(self) -> None:
         self.streaming = True
@@ -245,8 +249,8 @@ class _Responder:
         if self.state == "done":
             return
         if self.state == "waiting":
-            self.state, self.status = "error", 502
-            self.buffer += b"the upstream app sent no response"
+            self.state = "error"
+            self.error = AnthropicError("the upstream app sent no response", "api_error", 502)
         if self.state == "sse":
             await self._sse(self.decoder.close())
             if self.state != "done":
@@ -255,7 +259,7 @@ class _Responder:
         elif self.state == "json":
             await self._json_body()
         elif self.state == "error":
-            error = from_upstream_response(self.status, bytes(self.buffer))
+            error = self.error or from_upstream_response(self.status, bytes(self.buffer))
             if self.streaming:
                 await self._fail(error)
             else:
@@ -318,16 +322,20 @@ class _Responder:
         extra = [(b"retry-after", self.retry_after)] if self.retry_after else []
         await _send_json(self._write, error.status, error.body(), extra)
 
-    async def _write(self, message: Message) -> None:
+    async def _write(self, message: Message, ping: bool = False) -> None:
         if self.client_gone:
             raise OSError("client disconnected")
         async with self.lock:
+            if ping and (self.finished or self.translator.done):
+                return  # lost the race with the message's last events
             try:
                 await self.client_send(message)
             except Exception:
                 self.client_gone = True
                 raise
             self.last_write = anyio.current_time()
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                self.finished = True
 
     async def _pinger(self, scope: anyio.CancelScope) -> None:
         """``ping`` after ``ping_interval`` seconds without a write (reasoning models go quiet,
@@ -338,11 +346,10 @@ class _Responder:
             if wait > 0:
                 await anyio.sleep(wait)
                 continue
-            if self.streaming and self.state != "done":
+            if self.streaming and not self.translator.done:
                 try:
-                    await self._write(
-                        {"type": "http.response.body", "body": ping, "more_body": True}
-                    )
+                    message = {"type": "http.response.body", "body": ping, "more_body": True}
+                    await self._write(message, ping=True)
                 except Exception:
                     scope.cancel()  # the client is gone: stop the upstream too
                     return
