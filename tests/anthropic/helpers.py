@@ -8,11 +8,11 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import anthropic
 import anyio
 import httpx2
 import orjson
 
+import anthropic
 from toolcall_middleware.sse import SSEDecoder
 
 Scope = MutableMapping[str, Any]
@@ -51,7 +51,9 @@ def chunk(
     return doc
 
 
-def call_delta(index: int, *, id: str | None = None, name: str | None = None, args: str | None = None) -> dict[str, Any]:
+def call_delta(
+    index: int, *, id: str | None = None, name: str | None = None, args: str | None = None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"index": index}
     if id is not None:
         entry["id"] = id
@@ -111,7 +113,11 @@ class ScriptedApp:
             if not message.get("more_body", False):
                 break
         self.calls.append((scope, orjson.loads(body) if body else None))
-        reply = self.replies.pop(0) if self.replies else Reply(404, [b'{"detail":"Not Found"}'], b"application/json")
+        reply = (
+            self.replies.pop(0)
+            if self.replies
+            else Reply(404, [b'{"detail":"Not Found"}'], b"application/json")
+        )
         headers = [(b"content-type", reply.content_type), *reply.headers]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         for part in reply.body:
@@ -178,7 +184,11 @@ def check_events(events: Sequence[tuple[str, dict[str, Any]]]) -> None:
             assert position == 0
             message = data["message"]
             assert message["id"].startswith("msg_")
-            assert (message["type"], message["role"], message["content"]) == ("message", "assistant", [])
+            assert (message["type"], message["role"], message["content"]) == (
+                "message",
+                "assistant",
+                [],
+            )
             assert message["stop_reason"] is None and message["stop_sequence"] is None
             assert isinstance(message["usage"]["input_tokens"], int)
             assert isinstance(message["usage"]["output_tokens"], int)
@@ -224,7 +234,10 @@ def check_events(events: Sequence[tuple[str, dict[str, Any]]]) -> None:
         else:
             raise AssertionError(f"unknown event {name}")
     if stop_reason is not None:
-        if any(b["type"] == "tool_use" for b in blocks) and stop_reason not in ("max_tokens", "refusal"):
+        if any(b["type"] == "tool_use" for b in blocks) and stop_reason not in (
+            "max_tokens",
+            "refusal",
+        ):
             assert stop_reason == "tool_use"
         if stop_reason != "max_tokens":
             for parts in json_parts.values():
@@ -326,7 +339,9 @@ async def request(
     await CheckedApp(app)(scope, receive, send)
     start = sent[0]
     assert start["type"] == "http.response.start"
-    assert sent[-1]["type"] == "http.response.body" and not sent[-1].get("more_body", False), sent[-3:]
+    assert sent[-1]["type"] == "http.response.body" and not sent[-1].get("more_body", False), sent[
+        -3:
+    ]
     body_out = b"".join(m.get("body", b"") for m in sent[1:])
     return Response(start["status"], dict(start.get("headers", ())), body_out, times)
 
@@ -347,4 +362,4 @@ def user(text: str) -> dict[str, Any]:
 
 
 def base_request(**extra: Any) -> dict[str, Any]:
-    return {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [user("hi")], **extra}
+    return {"model": "claude-sonnet-4-6", "max_tokens": 256, "messages": [user("hi")], **extra}

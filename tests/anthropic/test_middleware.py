@@ -27,37 +27,68 @@ from .helpers import (
 
 pytestmark = pytest.mark.anyio
 
-HELLO = [chunk({"role": "assistant", "content": ""}), chunk({"content": "Hello"}), chunk(None, "stop"), chunk(usage=USAGE)]
+HELLO = [
+    chunk({"role": "assistant", "content": ""}),
+    chunk({"content": "Hello"}),
+    chunk(None, "stop"),
+    chunk(usage=USAGE),
+]
 
 
 def completion(content: str = "Hello", **message: Any) -> dict[str, Any]:
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content, **message}, "finish_reason": "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, **message},
+                "finish_reason": "stop",
+            }
+        ],
         "usage": USAGE,
     }
 
 
 async def test_streaming_request_reaches_the_upstream_as_chat_completions() -> None:
     upstream = ScriptedApp([stream_reply(HELLO)])
-    headers = [(b"x-api-key", b"sk-test"), (b"anthropic-version", b"2023-06-01"), (b"anthropic-beta", b"x"), (b"x-custom", b"kept"), (b"accept-encoding", b"gzip")]
-    response = await request(AnthropicMiddleware(upstream), base_request(stream=True), query=b"beta=true", headers=headers)
+    headers = [
+        (b"x-api-key", b"sk-test"),
+        (b"anthropic-version", b"2023-06-01"),
+        (b"anthropic-beta", b"x"),
+        (b"x-custom", b"kept"),
+        (b"accept-encoding", b"gzip"),
+    ]
+    response = await request(
+        AnthropicMiddleware(upstream),
+        base_request(stream=True),
+        query=b"beta=true",
+        headers=headers,
+    )
     assert response.status == 200
     assert response.headers[b"content-type"].startswith(b"text/event-stream")
     assert b"content-length" not in response.headers
-    (scope, body), = upstream.calls
-    assert (scope["method"], scope["path"], scope["raw_path"], scope["query_string"]) == ("POST", "/v1/chat/completions", b"/v1/chat/completions", b"")
+    ((scope, body),) = upstream.calls
+    assert (scope["method"], scope["path"], scope["raw_path"], scope["query_string"]) == (
+        "POST",
+        "/v1/chat/completions",
+        b"/v1/chat/completions",
+        b"",
+    )
     sent = dict(scope["headers"])
     assert sent[b"authorization"] == b"Bearer sk-test"
     assert sent[b"x-custom"] == b"kept" and sent[b"accept-encoding"] == b"identity"
     assert sent[b"accept"] == b"text/event-stream"
-    assert b"x-api-key" not in sent and b"anthropic-version" not in sent and b"anthropic-beta" not in sent
+    assert (
+        b"x-api-key" not in sent
+        and b"anthropic-version" not in sent
+        and b"anthropic-beta" not in sent
+    )
     assert int(sent[b"content-length"]) == len(orjson.dumps(body))
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     events = response.events()
-    assert [k for k, _ in events][0] == "message_start"
-    assert events[0][1]["message"]["model"] == "claude-sonnet-4-5"
+    assert events[0][0] == "message_start"
+    assert events[0][1]["message"]["model"] == "claude-sonnet-4-6"
 
 
 async def test_existing_authorization_header_wins() -> None:
@@ -82,7 +113,9 @@ async def test_non_streaming_request_returns_a_message() -> None:
 
 async def test_request_body_in_several_parts() -> None:
     upstream = ScriptedApp([json_reply(completion())])
-    response = await request(AnthropicMiddleware(upstream), base_request(messages=[user("x" * 500)]), parts=7)
+    response = await request(
+        AnthropicMiddleware(upstream), base_request(messages=[user("x" * 500)]), parts=7
+    )
     assert response.status == 200
     assert upstream.upstream_bodies[0]["messages"] == [{"role": "user", "content": "x" * 500}]
 
@@ -91,19 +124,30 @@ async def test_upstream_json_when_a_stream_was_asked_is_streamed() -> None:
     upstream = ScriptedApp([json_reply(completion("Hi"))])
     response = await request(AnthropicMiddleware(upstream), base_request(stream=True))
     events = response.events()
-    assert ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}) in events
+    assert (
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+    ) in events
     assert events[-1][0] == "message_stop"
 
 
 async def test_upstream_stream_when_json_was_asked_is_assembled() -> None:
-    upstream = ScriptedApp([stream_reply([chunk({"content": "A"}), chunk({"content": "B"}), chunk(None, "stop")])])
+    upstream = ScriptedApp(
+        [stream_reply([chunk({"content": "A"}), chunk({"content": "B"}), chunk(None, "stop")])]
+    )
     response = await request(AnthropicMiddleware(upstream), base_request())
     assert response.json()["content"] == [{"type": "text", "text": "AB"}]
 
 
 @pytest.mark.parametrize(
     ("path", "method"),
-    [("/v1/chat/completions", "POST"), ("/v1/models", "GET"), ("/v1/messages", "GET"), ("/health", "GET"), ("/v1/messagesX", "POST")],
+    [
+        ("/v1/chat/completions", "POST"),
+        ("/v1/models", "GET"),
+        ("/v1/messages", "GET"),
+        ("/health", "GET"),
+        ("/v1/messagesX", "POST"),
+    ],
 )
 async def test_other_requests_pass_through_untouched(path: str, method: str) -> None:
     upstream = ScriptedApp([json_reply({"ok": True})])
@@ -116,8 +160,19 @@ async def test_other_requests_pass_through_untouched(path: str, method: str) -> 
 async def test_count_tokens_is_local() -> None:
     upstream = ScriptedApp()
     app = AnthropicMiddleware(upstream)
-    small = await request(app, {"model": "m", "messages": [user("hi")]}, "/v1/messages/count_tokens")
-    big = await request(app, {"model": "m", "messages": [user("word " * 400)], "tools": [{"name": "t", "input_schema": {"type": "object"}}]}, "/v1/messages/count_tokens", query=b"beta=true")
+    small = await request(
+        app, {"model": "m", "messages": [user("hi")]}, "/v1/messages/count_tokens"
+    )
+    big = await request(
+        app,
+        {
+            "model": "m",
+            "messages": [user("word " * 400)],
+            "tools": [{"name": "t", "input_schema": {"type": "object"}}],
+        },
+        "/v1/messages/count_tokens",
+        query=b"beta=true",
+    )
     assert small.status == big.status == 200
     assert set(small.json()) == {"input_tokens"}
     assert 0 < small.json()["input_tokens"] < 20 < 500 < big.json()["input_tokens"]
@@ -157,20 +212,31 @@ async def test_message_start_carries_the_local_estimate() -> None:
     ],
 )
 @pytest.mark.parametrize("stream", [True, False])
-async def test_upstream_error_status_mapping(upstream_status: int, status: int, error_type: str, stream: bool) -> None:
+async def test_upstream_error_status_mapping(
+    upstream_status: int, status: int, error_type: str, stream: bool
+) -> None:
     body = {"error": {"message": "model is sad", "type": "x", "code": upstream_status}}
     upstream = ScriptedApp([json_reply(body, upstream_status, headers=[(b"retry-after", b"7")])])
     response = await request(AnthropicMiddleware(upstream), base_request(stream=stream))
     assert response.status == status
     assert response.headers[b"content-type"] == b"application/json"
     assert response.headers[b"retry-after"] == b"7"
-    assert response.json() == {"type": "error", "error": {"type": error_type, "message": f"upstream returned HTTP {upstream_status}: model is sad"}}
+    assert response.json() == {
+        "type": "error",
+        "error": {
+            "type": error_type,
+            "message": f"upstream returned HTTP {upstream_status}: model is sad",
+        },
+    }
 
 
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        (b'{"object": "error", "message": "vllm says no", "type": "BadRequestError", "code": 400}', "vllm says no"),
+        (
+            b'{"object": "error", "message": "vllm says no", "type": "BadRequestError"}',
+            "vllm says no",
+        ),
         (b'{"detail": "Not Found"}', "Not Found"),
         (b'{"detail": [{"loc": ["body"], "msg": "bad"}]}', '"msg":"bad"'),
         (b"plain text failure", "plain text failure"),
@@ -205,7 +271,12 @@ async def test_upstream_app_sending_nothing_is_502() -> None:
     ("reply", "message"),
     [
         (Reply(200, [b"hello"], b"text/plain"), "unexpected content-type 'text/plain'"),
-        (Reply(200, [b"\x1f\x8b"], b"text/event-stream", headers=[(b"content-encoding", b"gzip")]), "compressed response"),
+        (
+            Reply(
+                200, [b"\x1f\x8b"], b"text/event-stream", headers=[(b"content-encoding", b"gzip")]
+            ),
+            "compressed response",
+        ),
     ],
 )
 async def test_unusable_upstream_response_is_502(reply: Reply, message: str) -> None:
@@ -221,14 +292,29 @@ async def test_midstream_upstream_error_event() -> None:
     upstream = ScriptedApp([stream_reply([chunk({"content": "Hel"}), error], done=False)])
     response = await request(AnthropicMiddleware(upstream), base_request(stream=True))
     assert response.status == 200
-    assert response.events()[-1] == ("error", {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}})
+    assert response.events()[-1] == (
+        "error",
+        {"type": "error", "error": {"type": "rate_limit_error", "message": "rate limited"}},
+    )
 
 
 async def test_upstream_app_raising_midstream_gives_an_error_event() -> None:
-    upstream = ScriptedApp([Reply(200, [b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n"], raise_after=RuntimeError("lost"))])
+    upstream = ScriptedApp(
+        [
+            Reply(
+                200,
+                [b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n"],
+                raise_after=RuntimeError("lost"),
+            )
+        ]
+    )
     response = await request(AnthropicMiddleware(upstream), base_request(stream=True))
     name, data = response.events()[-1]
-    assert name == "error" and data["error"]["type"] == "api_error" and "lost" in data["error"]["message"]
+    assert (
+        name == "error"
+        and data["error"]["type"] == "api_error"
+        and "lost" in data["error"]["message"]
+    )
 
 
 async def test_truncated_upstream_stream_gives_an_error_event() -> None:
@@ -245,7 +331,15 @@ async def test_non_streaming_midstream_error_becomes_an_http_error() -> None:
 
 
 async def test_upstream_sse_split_at_every_byte() -> None:
-    raw = b"".join(stream_reply([chunk({"content": "héllo wörld"}), chunk(call_delta(0, id="functions.f:0", name="f", args='{"a": "ü"}')), chunk(None, "tool_calls")]).body)
+    raw = b"".join(
+        stream_reply(
+            [
+                chunk({"content": "héllo wörld"}),
+                chunk(call_delta(0, id="functions.f:0", name="f", args='{"a": "ü"}')),
+                chunk(None, "tool_calls"),
+            ]
+        ).body
+    )
     upstream = ScriptedApp([Reply(200, [raw[i : i + 1] for i in range(len(raw))])])
     response = await request(AnthropicMiddleware(upstream), base_request(stream=True))
     events = response.events()
@@ -257,19 +351,29 @@ async def test_upstream_sse_split_at_every_byte() -> None:
 
 
 async def test_pings_during_upstream_silence() -> None:
-    upstream = ScriptedApp([stream_reply([chunk({"reasoning_content": "a"}), chunk(None, "stop")], delay=0.25)])
-    response = await request(AnthropicMiddleware(upstream, ping_interval=0.05), base_request(stream=True))
+    upstream = ScriptedApp(
+        [stream_reply([chunk({"reasoning_content": "a"}), chunk(None, "stop")], delay=0.25)]
+    )
+    response = await request(
+        AnthropicMiddleware(upstream, ping_interval=0.05), base_request(stream=True)
+    )
     names = [k for k, _ in response.events()]
     assert names.count("ping") >= 3
     assert names.index("ping") > names.index("message_start")
 
 
 async def test_no_pings_when_disabled_or_when_busy() -> None:
-    upstream = ScriptedApp([stream_reply([chunk({"content": "a"}), chunk(None, "stop")], delay=0.1)])
-    response = await request(AnthropicMiddleware(upstream, ping_interval=0), base_request(stream=True))
+    upstream = ScriptedApp(
+        [stream_reply([chunk({"content": "a"}), chunk(None, "stop")], delay=0.1)]
+    )
+    response = await request(
+        AnthropicMiddleware(upstream, ping_interval=0), base_request(stream=True)
+    )
     assert "ping" not in [k for k, _ in response.events()]
     upstream = ScriptedApp([stream_reply([chunk({"content": "a"}), chunk(None, "stop")])])
-    response = await request(AnthropicMiddleware(upstream, ping_interval=5), base_request(stream=True))
+    response = await request(
+        AnthropicMiddleware(upstream, ping_interval=5), base_request(stream=True)
+    )
     assert "ping" not in [k for k, _ in response.events()]
 
 
@@ -280,9 +384,21 @@ async def test_client_disconnect_stops_the_upstream() -> None:
     async def upstream(scope: Any, receive: Any, send: Any) -> None:
         nonlocal sent_parts, finished
         await receive()
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for _ in range(50):
-            await send({"type": "http.response.body", "body": b"data: " + orjson.dumps(chunk({"content": "x"})) + b"\n\n", "more_body": True})
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": b"data: " + orjson.dumps(chunk({"content": "x"})) + b"\n\n",
+                    "more_body": True,
+                }
+            )
             sent_parts += 1
             await anyio.sleep(0.001)
         finished = True
@@ -301,11 +417,21 @@ async def test_client_disconnect_stops_the_upstream() -> None:
         nonlocal received
         if not received:
             received = True
-            return {"type": "http.request", "body": orjson.dumps(base_request(stream=True)), "more_body": False}
+            return {
+                "type": "http.request",
+                "body": orjson.dumps(base_request(stream=True)),
+                "more_body": False,
+            }
         await anyio.sleep_forever()
         raise AssertionError
 
-    scope = {"type": "http", "method": "POST", "path": "/v1/messages", "headers": [], "query_string": b""}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/messages",
+        "headers": [],
+        "query_string": b"",
+    }
     with anyio.fail_after(2):
         await AnthropicMiddleware(upstream)(scope, client_receive, client_send)
     assert not finished and sent_parts < 5
@@ -315,11 +441,13 @@ async def test_client_disconnect_stops_the_upstream() -> None:
 
 
 async def test_model_map_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TOOLCALL_ANTHROPIC_MODEL_MAP", '{"claude-*": "moonshotai/Kimi-K2-Instruct"}')
+    monkeypatch.setenv(
+        "TOOLCALL_ANTHROPIC_MODEL_MAP", '{"claude-*": "moonshotai/Kimi-K2-Instruct"}'
+    )
     upstream = ScriptedApp([json_reply(completion())])
     response = await request(AnthropicMiddleware(upstream), base_request())
     assert upstream.upstream_bodies[0]["model"] == "moonshotai/Kimi-K2-Instruct"
-    assert response.json()["model"] == "claude-sonnet-4-5"
+    assert response.json()["model"] == "claude-sonnet-4-6"
 
 
 async def test_keyword_options_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -339,7 +467,9 @@ async def test_keyword_options_win_over_the_environment(monkeypatch: pytest.Monk
         ("TOOLCALL_ANTHROPIC_THINKING_HISTORY", "keep", "TOOLCALL_ANTHROPIC_THINKING_HISTORY"),
     ],
 )
-def test_bad_environment_fails_at_construction(monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str) -> None:
+def test_bad_environment_fails_at_construction(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str
+) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=message):
         AnthropicMiddleware(ScriptedApp())
@@ -352,6 +482,8 @@ def test_unknown_option_is_rejected() -> None:
 
 async def test_custom_paths() -> None:
     upstream = ScriptedApp([json_reply(completion())])
-    app = AnthropicMiddleware(upstream, messages_path="/anthropic/v1/messages", upstream_path="/chat")
+    app = AnthropicMiddleware(
+        upstream, messages_path="/anthropic/v1/messages", upstream_path="/chat"
+    )
     response = await request(app, base_request(), "/anthropic/v1/messages")
     assert response.status == 200 and upstream.calls[0][0]["path"] == "/chat"

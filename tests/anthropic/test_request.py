@@ -36,14 +36,17 @@ def result(tool_id: str = "toolu_1", content: Any = "ok", **extra: Any) -> dict[
 
 def test_minimal_request() -> None:
     assert body() == {
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-6",
         "max_tokens": 256,
         "messages": [{"role": "user", "content": "hi"}],
     }
 
 
 def test_system_string() -> None:
-    assert messages([user("hi")], system="Be brief.")[0] == {"role": "system", "content": "Be brief."}
+    assert messages([user("hi")], system="Be brief.")[0] == {
+        "role": "system",
+        "content": "Be brief.",
+    }
 
 
 def test_system_blocks_joined_and_cache_control_dropped() -> None:
@@ -146,8 +149,16 @@ def test_tool_results_become_tool_messages_before_the_user_text() -> None:
 
 
 def test_tool_result_is_error_prefixes_the_text() -> None:
-    msgs = [user("go"), tool_turn(), {"role": "user", "content": [result(content="boom", is_error=True)]}]
-    assert messages(msgs)[-1] == {"role": "tool", "tool_call_id": "toolu_1", "content": ERROR_PREFIX + "boom"}
+    msgs = [
+        user("go"),
+        tool_turn(),
+        {"role": "user", "content": [result(content="boom", is_error=True)]},
+    ]
+    assert messages(msgs)[-1] == {
+        "role": "tool",
+        "tool_call_id": "toolu_1",
+        "content": ERROR_PREFIX + "boom",
+    }
 
 
 def test_tool_result_without_content_is_empty_text() -> None:
@@ -157,10 +168,20 @@ def test_tool_result_without_content_is_empty_text() -> None:
 
 
 def test_images_inside_a_tool_result_go_to_a_following_user_message() -> None:
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QQ=="}}
-    content = [result(content=[{"type": "text", "text": "screenshot:"}, image]), {"type": "text", "text": "and?"}]
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "QQ=="},
+    }
+    content = [
+        result(content=[{"type": "text", "text": "screenshot:"}, image]),
+        {"type": "text", "text": "and?"},
+    ]
     out = messages([user("go"), tool_turn(), {"role": "user", "content": content}])
-    assert out[2] == {"role": "tool", "tool_call_id": "toolu_1", "content": "screenshot:\n" + IMAGE_NOTE}
+    assert out[2] == {
+        "role": "tool",
+        "tool_call_id": "toolu_1",
+        "content": "screenshot:\n" + IMAGE_NOTE,
+    }
     assert out[3] == {
         "role": "user",
         "content": [
@@ -191,14 +212,24 @@ def test_our_thinking_becomes_reasoning_content_without_signature() -> None:
         },
         user("more"),
     ]
-    assert messages(msgs)[1] == {"role": "assistant", "content": "answer", "reasoning_content": "hmm"}
+    assert messages(msgs)[1] == {
+        "role": "assistant",
+        "content": "answer",
+        "reasoning_content": "hmm",
+    }
 
 
 def test_thinking_history_drop_option() -> None:
     doc = base_request(
         messages=[
             user("q"),
-            {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": SIGNATURE}, {"type": "text", "text": "a"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": SIGNATURE},
+                    {"type": "text", "text": "a"},
+                ],
+            },
             user("more"),
         ]
     )
@@ -212,7 +243,11 @@ def test_foreign_and_redacted_thinking_are_dropped() -> None:
         {
             "role": "assistant",
             "content": [
-                {"type": "thinking", "thinking": "from real Claude", "signature": "EqQBCkYIARgCKkB..."},
+                {
+                    "type": "thinking",
+                    "thinking": "from real Claude",
+                    "signature": "EqQBCkYIARgCKkB...",
+                },
                 {"type": "redacted_thinking", "data": "abc"},
                 {"type": "text", "text": "a"},
             ],
@@ -271,8 +306,14 @@ TOOLS = [{"name": "bash", "input_schema": {"type": "object"}}]
         ({"type": "auto"}, {"tool_choice": "auto"}),
         ({"type": "any"}, {"tool_choice": "required"}),
         ({"type": "none"}, {"tool_choice": "none"}),
-        ({"type": "tool", "name": "bash"}, {"tool_choice": {"type": "function", "function": {"name": "bash"}}}),
-        ({"type": "auto", "disable_parallel_tool_use": True}, {"tool_choice": "auto", "parallel_tool_calls": False}),
+        (
+            {"type": "tool", "name": "bash"},
+            {"tool_choice": {"type": "function", "function": {"name": "bash"}}},
+        ),
+        (
+            {"type": "auto", "disable_parallel_tool_use": True},
+            {"tool_choice": "auto", "parallel_tool_calls": False},
+        ),
     ],
 )
 def test_tool_choice(choice: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -286,7 +327,12 @@ def test_tool_choice_without_tools_is_not_sent() -> None:
 
 def test_sampling_and_stop_parameters() -> None:
     out = body(temperature=0.2, top_p=0.9, top_k=40, stop_sequences=["END", "STOP"])
-    assert (out["temperature"], out["top_p"], out["top_k"], out["stop"]) == (0.2, 0.9, 40, ["END", "STOP"])
+    assert (out["temperature"], out["top_p"], out["top_k"], out["stop"]) == (
+        0.2,
+        0.9,
+        40,
+        ["END", "STOP"],
+    )
     assert translate_request(base_request(stop_sequences=["END"])).stop_sequences == ("END",)
 
 
@@ -297,7 +343,11 @@ def test_stream_requests_usage_upstream() -> None:
 
 
 def test_ignored_fields_do_not_reach_the_upstream() -> None:
-    out = body(metadata={"user_id": "u"}, thinking={"type": "enabled", "budget_tokens": 1024}, service_tier="auto")
+    out = body(
+        metadata={"user_id": "u"},
+        thinking={"type": "enabled", "budget_tokens": 1024},
+        service_tier="auto",
+    )
     assert set(out) == {"model", "max_tokens", "messages"}
 
 
@@ -305,10 +355,10 @@ def test_model_map_exact_then_patterns_then_unchanged() -> None:
     model_map = {"claude-opus-4": "big", "claude-*haiku*": "small", "claude-*": "default"}
     assert map_model("claude-opus-4", model_map) == "big"
     assert map_model("claude-3-5-haiku-latest", model_map) == "small"
-    assert map_model("claude-sonnet-4-5", model_map) == "default"
+    assert map_model("claude-sonnet-4-6", model_map) == "default"
     assert map_model("gpt-4o", model_map) == "gpt-4o"
     chat = translate_request(base_request(), RequestOptions(model_map=model_map))
-    assert chat.body["model"] == "default" and chat.model == "claude-sonnet-4-5"
+    assert chat.body["model"] == "default" and chat.model == "claude-sonnet-4-6"
 
 
 def test_count_only_needs_no_max_tokens() -> None:

@@ -37,7 +37,15 @@ def kinds(events: list[Event]) -> list[str]:
 
 
 def test_text_only_stream() -> None:
-    events = run([chunk({"role": "assistant", "content": ""}), chunk({"content": "Hel"}), chunk({"content": "lo"}), chunk(None, "stop"), chunk(usage=USAGE)])
+    events = run(
+        [
+            chunk({"role": "assistant", "content": ""}),
+            chunk({"content": "Hel"}),
+            chunk({"content": "lo"}),
+            chunk(None, "stop"),
+            chunk(usage=USAGE),
+        ]
+    )
     assert kinds(events) == [
         "message_start",
         "content_block_start",
@@ -58,7 +66,14 @@ def test_empty_content_never_opens_a_block() -> None:
 
 
 def test_thinking_then_text_with_our_signature() -> None:
-    msg = message([chunk({"reasoning_content": "Let me "}), chunk({"reasoning_content": "think."}), chunk({"content": "Done."}), chunk(None, "stop")])
+    msg = message(
+        [
+            chunk({"reasoning_content": "Let me "}),
+            chunk({"reasoning_content": "think."}),
+            chunk({"content": "Done."}),
+            chunk(None, "stop"),
+        ]
+    )
     assert msg["content"] == [
         {"type": "thinking", "thinking": "Let me think.", "signature": SIGNATURE},
         {"type": "text", "text": "Done."},
@@ -66,7 +81,13 @@ def test_thinking_then_text_with_our_signature() -> None:
 
 
 def test_reasoning_and_reasoning_content_with_the_same_text_count_once() -> None:
-    msg = message([chunk({"reasoning": "abc", "reasoning_content": "abc"}), chunk({"reasoning": "d"}), chunk(None, "stop")])
+    msg = message(
+        [
+            chunk({"reasoning": "abc", "reasoning_content": "abc"}),
+            chunk({"reasoning": "d"}),
+            chunk(None, "stop"),
+        ]
+    )
     assert msg["content"][0]["thinking"] == "abcd"
 
 
@@ -75,13 +96,32 @@ def test_tool_call_streams_fragments_as_they_arrive() -> None:
     t.start()
     first = t.feed(chunk(call_delta(0, id="call_1", name="bash", args="")))
     assert kinds(first) == ["content_block_start"]
-    assert first[0][1]["content_block"] == {"type": "tool_use", "id": "call_1", "name": "bash", "input": {}}
+    assert first[0][1]["content_block"] == {
+        "type": "tool_use",
+        "id": "call_1",
+        "name": "bash",
+        "input": {},
+    }
     piece = t.feed(chunk(call_delta(0, args='{"command": "l')))
-    assert piece == [("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"command": "l'}})]
+    assert piece == [
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": '{"command": "l'},
+            },
+        )
+    ]
 
 
 def test_kimi_id_is_encoded_and_decodes_back() -> None:
-    msg = message([chunk(call_delta(0, id="functions.bash:0", name="bash", args='{"command": "ls"}')), chunk(None, "tool_calls")])
+    msg = message(
+        [
+            chunk(call_delta(0, id="functions.bash:0", name="bash", args='{"command": "ls"}')),
+            chunk(None, "tool_calls"),
+        ]
+    )
     block = msg["content"][0]
     assert block["id"] != "functions.bash:0" and decode(block["id"]) == "functions.bash:0"
     assert block["input"] == {"command": "ls"}
@@ -131,7 +171,10 @@ def test_interleaved_parallel_calls_are_buffered_into_sequential_blocks() -> Non
             chunk(None, "tool_calls"),
         ]
     )
-    assert [(b["id"], b["name"], b["input"]) for b in msg["content"]] == [("a", "f", {"x": 1}), ("b", "g", {"y": 2})]
+    assert [(b["id"], b["name"], b["input"]) for b in msg["content"]] == [
+        ("a", "f", {"x": 1}),
+        ("b", "g", {"y": 2}),
+    ]
 
 
 def test_buffered_call_flushes_when_the_open_call_completes() -> None:
@@ -140,7 +183,12 @@ def test_buffered_call_flushes_when_the_open_call_completes() -> None:
     t.feed(chunk(call_delta(0, id="a", name="f", args='{"x": ')))
     assert t.feed(chunk(call_delta(1, id="b", name="g", args='{"y": 2}'))) == []
     out = t.feed(chunk(call_delta(0, args="1}")))
-    assert kinds(out) == ["content_block_delta", "content_block_stop", "content_block_start", "content_block_delta"]
+    assert kinds(out) == [
+        "content_block_delta",
+        "content_block_stop",
+        "content_block_start",
+        "content_block_delta",
+    ]
     assert out[3][1]["delta"]["partial_json"] == '{"y": 2}'
 
 
@@ -154,13 +202,24 @@ def test_several_entries_for_one_call_in_one_chunk() -> None:
 
 
 def test_arguments_before_name_are_held() -> None:
-    msg = message([chunk(call_delta(0, args='{"a": 1}')), chunk(call_delta(0, id="c", name="f")), chunk(None, "tool_calls")])
+    msg = message(
+        [
+            chunk(call_delta(0, args='{"a": 1}')),
+            chunk(call_delta(0, id="c", name="f")),
+            chunk(None, "tool_calls"),
+        ]
+    )
     assert msg["content"] == [{"type": "tool_use", "id": "c", "name": "f", "input": {"a": 1}}]
 
 
 def test_call_without_name_is_dropped() -> None:
     t = StreamTranslator("m")
-    events = t.start() + t.feed(chunk(call_delta(0, args="{}"))) + t.feed(chunk(None, "stop")) + t.finish()
+    events = (
+        t.start()
+        + t.feed(chunk(call_delta(0, args="{}")))
+        + t.feed(chunk(None, "stop"))
+        + t.finish()
+    )
     check_events(events)
     assert "content_block_start" not in kinds(events) and t.dropped_calls == 1
     assert assemble(events)["stop_reason"] == "end_turn"
@@ -178,7 +237,12 @@ def test_repeated_id_and_name_are_not_duplicated() -> None:
 
 
 def test_shorthand_entry_and_object_arguments() -> None:
-    msg = message([chunk({"tool_calls": [{"index": 0, "id": "a", "name": "f", "arguments": {"n": 1}}]}), chunk(None, "tool_calls")])
+    msg = message(
+        [
+            chunk({"tool_calls": [{"index": 0, "id": "a", "name": "f", "arguments": {"n": 1}}]}),
+            chunk(None, "tool_calls"),
+        ]
+    )
     assert msg["content"][0]["input"] == {"n": 1}
 
 
@@ -208,7 +272,13 @@ def test_reasoning_after_a_call_opens_a_new_thinking_block() -> None:
 
 
 def test_no_argument_call() -> None:
-    msg = message([chunk(call_delta(0, id="a", name="now", args="")), chunk(call_delta(1, id="b", name="f", args="{}")), chunk(None, "tool_calls")])
+    msg = message(
+        [
+            chunk(call_delta(0, id="a", name="now", args="")),
+            chunk(call_delta(1, id="b", name="f", args="{}")),
+            chunk(None, "tool_calls"),
+        ]
+    )
     assert [(b["name"], b["input"]) for b in msg["content"]] == [("now", {}), ("f", {})]
 
 
@@ -232,7 +302,9 @@ def test_stop_reason_mapping(finish: str, tool: bool, expected: str) -> None:
 
 
 def test_stop_sequence_reported_by_vllm() -> None:
-    msg = message([chunk({"content": "a"}), chunk(None, "stop", stop_reason="END")], stop_sequences=("END",))
+    msg = message(
+        [chunk({"content": "a"}), chunk(None, "stop", stop_reason="END")], stop_sequences=("END",)
+    )
     assert (msg["stop_reason"], msg["stop_sequence"]) == ("stop_sequence", "END")
 
 
@@ -256,7 +328,12 @@ def test_deepseek_cache_hit_tokens() -> None:
 
 def test_usage_on_the_finish_chunk() -> None:
     usage = {"prompt_tokens": 5, "completion_tokens": 2}
-    assert message([chunk({"content": "a"}), chunk(None, "stop", usage=usage)])["usage"]["output_tokens"] == 2
+    assert (
+        message([chunk({"content": "a"}), chunk(None, "stop", usage=usage)])["usage"][
+            "output_tokens"
+        ]
+        == 2
+    )
 
 
 def test_output_tokens_estimated_without_upstream_usage() -> None:
@@ -267,11 +344,26 @@ def test_output_tokens_estimated_without_upstream_usage() -> None:
 
 def test_end_without_finish_reason_is_an_error_event() -> None:
     events = run([chunk({"content": "partial"})])
-    assert events[-1] == ("error", {"type": "error", "error": {"type": "api_error", "message": "upstream stream ended before the response was complete"}})
+    assert events[-1] == (
+        "error",
+        {
+            "type": "error",
+            "error": {
+                "type": "api_error",
+                "message": "upstream stream ended before the response was complete",
+            },
+        },
+    )
 
 
 def test_midstream_error_chunk() -> None:
-    events = run([chunk({"content": "a"}), {"error": {"message": "Overloaded", "type": "overloaded", "code": 529}}, chunk({"content": "ignored"})])
+    events = run(
+        [
+            chunk({"content": "a"}),
+            {"error": {"message": "Overloaded", "type": "overloaded", "code": 529}},
+            chunk({"content": "ignored"}),
+        ]
+    )
     assert events[-1][1]["error"] == {"type": "overloaded_error", "message": "Overloaded"}
     assert sum(1 for k, _ in events if k == "content_block_delta") == 1
 
@@ -279,7 +371,9 @@ def test_midstream_error_chunk() -> None:
 def test_other_choices_are_ignored() -> None:
     other = chunk({"content": "B"})
     other["choices"][0]["index"] = 1
-    assert message([chunk({"content": "A"}), other, chunk(None, "stop")])["content"] == [{"type": "text", "text": "A"}]
+    assert message([chunk({"content": "A"}), other, chunk(None, "stop")])["content"] == [
+        {"type": "text", "text": "A"}
+    ]
 
 
 def test_non_streaming_completion() -> None:
@@ -294,8 +388,16 @@ def test_non_streaming_completion() -> None:
                     "content": "Checking.",
                     "reasoning_content": "need weather",
                     "tool_calls": [
-                        {"id": "functions.get_weather:0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-                        {"id": "call_2", "type": "function", "function": {"name": "now", "arguments": ""}},
+                        {
+                            "id": "functions.get_weather:0",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                        },
+                        {
+                            "id": "call_2",
+                            "type": "function",
+                            "function": {"name": "now", "arguments": ""},
+                        },
                     ],
                 },
                 "finish_reason": "tool_calls",
@@ -308,25 +410,44 @@ def test_non_streaming_completion() -> None:
     assert msg["content"] == [
         {"type": "thinking", "thinking": "need weather", "signature": SIGNATURE},
         {"type": "text", "text": "Checking."},
-        {"type": "tool_use", "id": "toolu_tcm_functions_2eget_5fweather_3a0", "name": "get_weather", "input": {"city": "Paris"}},
+        {
+            "type": "tool_use",
+            "id": "toolu_tcm_functions_2eget_5fweather_3a0",
+            "name": "get_weather",
+            "input": {"city": "Paris"},
+        },
         {"type": "tool_use", "id": "call_2", "name": "now", "input": {}},
     ]
     assert msg["stop_reason"] == "tool_use" and msg["usage"]["cache_read_input_tokens"] == 100
 
 
 def test_non_streaming_invalid_arguments_are_wrapped() -> None:
-    completion = {"choices": [{"message": {"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{oops"}}]}, "finish_reason": "tool_calls"}]}
+    completion = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{oops"}}]
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
     assert translate_completion(completion, "m")["content"][0]["input"] == {"input": "{oops"}
 
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=10,
 )
 
 
-@given(value=st.dictionaries(st.text(max_size=5), JSON_VALUES, max_size=4), cuts=st.lists(st.integers(0, 200), max_size=6))
+@given(
+    value=st.dictionaries(st.text(max_size=5), JSON_VALUES, max_size=4),
+    cuts=st.lists(st.integers(0, 200), max_size=6),
+)
 def test_json_end_detects_completion_at_any_cut(value: dict[str, Any], cuts: list[int]) -> None:
     import json
 
