@@ -137,8 +137,19 @@ class ChoiceRewriter:
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
 
 
+_ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]
+_BOTH_REASONING: list[tuple[str, ...]] = [REASONING_FIELDS]
+
+
 def _text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
     """The text fields to parse, reasoning first; identical reasoning fields are parsed once."""
+    if len(delta) == 1:  # fast paths for the shapes nearly every delta has
+        if isinstance(delta.get("content"), str):
+            return _ONLY_CONTENT
+    elif len(delta) == 2 and "content" not in delta:
+        reasoning = delta.get("reasoning")
+        if isinstance(reasoning, str) and reasoning == delta.get("reasoning_content"):
+            return _BOTH_REASONING
     channels: list[tuple[str, ...]] = []
     reasoning = [f for f in REASONING_FIELDS if isinstance(delta.get(f), str)]
     if len(reasoning) == 2 and delta[reasoning[0]] != delta[reasoning[1]]:
@@ -205,6 +216,11 @@ class StreamRewriter:
         return sum(c.calls.count for c in self._choices.values())
 
     def _update_state(self) -> None:
+        if len(self._choices) == 1:  # the usual n=1 stream, without generator overhead
+            (only,) = self._choices.values()
+            self.idle, self.lagging = only.idle, only.lag != 0
+            self.has_calls = only.calls.count != 0
+            return
         choices = self._choices.values()
         #: Every choice's parser just echoed its text (see ``ChoiceRewriter.idle``).
         self.idle = all(c.idle for c in choices)
