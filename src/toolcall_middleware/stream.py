@@ -26,11 +26,13 @@ MAX_TENTATIVE_EVENTS = 64
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
-    """How the trigger characters can appear in JSON bytes: raw UTF-8 or ``\\uXXXX``."""
+    """Byte strings whose absence from an event proves it has no native ``tool_calls`` and no
+    trigger character, raw or escaped as ``\\uXXXX`` (matched on the first three hex digits,
+    so a few other escapes also count as triggers: a slower path, never a wrong one)."""
     patterns: list[bytes] = [b'"tool_calls"']
     for char in triggers:
-        code = f"\\u{ord(char):04x}"
-        patterns += [char.encode(), code.encode(), code.upper().replace("\\U", "\\u").encode()]
+        code = f"{ord(char):04x}"[:3]
+        patterns += [char.encode(), f"\\u{code}".encode(), f"\\u{code.upper()}".encode()]
     return tuple(dict.fromkeys(patterns))
 
 
@@ -47,12 +49,25 @@ class SSEStreamRewriter:
         self._tentative: list[tuple[bytes, bytes]] = []
 
     @property
+    def _event_end(self) -> bytes:
+        return self._decoder.newline * 2
+
+    @property
     def failed(self) -> bool:
         return self._failed
 
     def feed(self, body: bytes) -> bytes:
         if self._failed:
             return body
+        if (
+            self._patterns is not None
+            and not self._tentative
+            and self._decoder.at_boundary
+            and body.endswith(b"\n\n")
+            and b"\r" not in body
+            and self._unchanging(body)
+        ):
+            return body  # whole events that cannot change: not even split into events
         events = self._decoder.feed(body)
         return b"".join([self._event(e) for e in events]) if events else b""
 
@@ -67,36 +82,46 @@ class SSEStreamRewriter:
         return b"".join(out)
 
     def _event(self, event: SSEEvent) -> bytes:
+        raw = event.raw
         if self._failed:
-            return event.raw
+            return raw
+        tentative = self._tentative
+        if self._patterns is not None and not tentative and self._unchanging(raw):
+            return raw
         data = event.data
-        if self._patterns is not None and not self._tentative and self._unchanging(event.raw):
-            return event.raw
-        if data is None or not data.startswith(b"{"):
+        if data is None or data[:1] != b"{":
             if data == DONE:
                 self._done = True
-                return self._finish() + event.raw
-            return self._settle(event.raw, event.raw, text_only=True)
+                return self._finish() + raw
+            return self._settle(raw, raw, text_only=True)
         try:
             chunk = orjson.loads(data)
         except orjson.JSONDecodeError:
-            return self._settle(event.raw, event.raw, text_only=True)
-        if not isinstance(chunk, dict):
-            return self._settle(event.raw, event.raw, text_only=True)
-        was_lagging = not self._tentative and self.rewriter.lagging
+            return self._settle(raw, raw, text_only=True)
+        if type(chunk) is not dict:
+            return self._settle(raw, raw, text_only=True)
+        rewriter = self.rewriter
+        was_lagging = not tentative and rewriter.lagging
         try:
-            chunks = self.rewriter.chunk(chunk)
+            chunks = rewriter.chunk(chunk)
         except Exception:
-            return self._fail(event.raw)
-        if chunks is None and not self._tentative:
-            return event.raw
-        rewritten = event.raw if chunks is None else self._encode(chunks, event.fields)
-        return self._settle(event.raw, rewritten, self.rewriter.text_only and not was_lagging)
+            return self._fail(raw)
+        if chunks is None:
+            if not tentative:
+                return raw
+            rewritten = raw
+        elif len(chunks) == 1 and not event.fields:
+            rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
+        else:
+            rewritten = self._encode(chunks, event.fields)
+        if not rewriter.text_only:
+            return self._release(original=False) + rewritten if tentative else rewritten
+        return self._settle(raw, rewritten, text_only=not was_lagging)
 
     def _unchanging(self, raw: bytes) -> bool:
-        """Whether this event certainly passes unchanged, judged without decoding it."""
+        """Whether these events certainly pass unchanged, judged without decoding them."""
         assert self._patterns is not None
-        if not self.rewriter.idle:
+        if not self.rewriter.idle or raw.endswith(b"[DONE]\n\n"):
             return False
         for pattern in self._patterns:
             if pattern in raw:

@@ -87,8 +87,19 @@ class KimiK2Parser:
         self._call_id = ""
 
     def feed(self, text: str) -> list[Event]:
-        if self._state is _State.TEXT and not self._pending and "<" not in text:
-            return [Text(text)] if text else []
+        # Fast paths for the two states nearly every delta finds the parser in.
+        if not self._pending and "<" not in text:
+            if self._state is _State.TEXT:
+                return [Text(text)] if text else []
+            if (
+                self._state is _State.ARGS
+                and self._args_started
+                and not self._held_space
+                and self._deferred is None
+                and text
+                and not text[-1].isspace()
+            ):
+                return [CallArgs(text)]
         buf = self._pending + text if self._pending else text
         out: list[Event] = []
         pos = 0
