@@ -1,7 +1,7 @@
 """Kimi K2 / K2.5 / K2-Thinking special-token tool calls (``provider="kimi_k2"``).
 
     text <|tool_calls_section_begin|>
-    <|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>
+    <|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"cmd": "ls"}<|tool_call_end|>
     <|tool_calls_section_end|> trailing text
 
 Text outside sections is kept verbatim; anything inside a section that is not a call is template
@@ -73,6 +73,8 @@ def _argument_keys(arguments: str) -> list[str]:
 
 @register("kimi_k2")
 class KimiK2Parser:
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         self._context = context
         self._state = _State.TEXT
@@ -85,8 +87,19 @@ class KimiK2Parser:
         self._call_id = ""
 
     def feed(self, text: str) -> list[Event]:
-        if self._state is _State.TEXT and not self._pending and "<" not in text:
-            return [Text(text)] if text else []
+        # Fast paths for the two states nearly every delta finds the parser in.
+        if not self._pending and "<" not in text:
+            if self._state is _State.TEXT:
+                return [Text(text)] if text else []
+            if (
+                self._state is _State.ARGS
+                and self._args_started
+                and not self._held_space
+                and self._deferred is None
+                and text
+                and not text[-1].isspace()
+            ):
+                return [CallArgs(text)]
         buf = self._pending + text if self._pending else text
         out: list[Event] = []
         pos = 0

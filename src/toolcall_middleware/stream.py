@@ -1,0 +1,172 @@
+"""The SSE path: response body bytes in, repaired body bytes out (sans-I/O).
+
+Events the rewrite leaves alone, comments, keep-alives and ``data: [DONE]`` go out as the exact
+bytes that came in. When a parser holds back a possible marker prefix (a ``<`` at the end of a
+delta) that then turns out to be plain text, the events involved are held and sent as their
+original bytes, so a stream without tool-call markup leaves byte-for-byte as it came.
+Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed. If the
+rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
+a client's stream down.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import orjson
+
+from .rewrite import Chunk, StreamRewriter
+from .sse import SSEDecoder, SSEEvent, encode_event
+
+logger = logging.getLogger("toolcall_middleware")
+
+DONE = b"[DONE]"
+#: Events held at most while held-back text is unresolved; past it the rewritten form is sent.
+MAX_TENTATIVE_EVENTS = 64
+
+
+def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
+    """Byte strings whose absence from an event proves it has no native ``tool_calls`` and no
+    trigger character, raw or escaped as ``\\uXXXX`` (matched on the first three hex digits,
+    so a few other escapes also count as triggers: a slower path, never a wrong one)."""
+    patterns: list[bytes] = [b'"tool_calls"']
+    for char in triggers:
+        code = f"{ord(char):04x}"[:3]
+        patterns += [char.encode(), f"\\u{code}".encode(), f"\\u{code.upper()}".encode()]
+    return tuple(dict.fromkeys(patterns))
+
+
+class SSEStreamRewriter:
+    """``triggers``: the parser's ``TRIGGERS``, enabling the undecoded fast path."""
+
+    def __init__(self, rewriter: StreamRewriter, triggers: str | None = None) -> None:
+        self.rewriter = rewriter
+        self._patterns = None if triggers is None else trigger_patterns(triggers)
+        self._decoder = SSEDecoder()
+        self._failed = False
+        self._done = False
+        # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
+        self._tentative: list[tuple[bytes, bytes]] = []
+
+    @property
+    def _event_end(self) -> bytes:
+        return self._decoder.newline * 2
+
+    @property
+    def failed(self) -> bool:
+        return self._failed
+
+    def feed(self, body: bytes) -> bytes:
+        if self._failed:
+            return body
+        if (
+            self._patterns is not None
+            and not self._tentative
+            and self._decoder.at_boundary
+            and body.endswith(b"\n\n")
+            and b"\r" not in body
+            and self._unchanging(body)
+        ):
+            return body  # whole events that cannot change: not even split into events
+        events = self._decoder.feed(body)
+        return b"".join([self._event(e) for e in events]) if events else b""
+
+    def close(self) -> bytes:
+        """End of the response body: the unterminated tail and anything still held."""
+        if self._failed:
+            return b""
+        out = [self._event(e) for e in self._decoder.close()]
+        if not self._done and not self._failed:
+            out.append(self._finish())
+        out.append(self._release(original=True))
+        return b"".join(out)
+
+    def _event(self, event: SSEEvent) -> bytes:
+        raw = event.raw
+        if self._failed:
+            return raw
+        tentative = self._tentative
+        if self._patterns is not None and not tentative and self._unchanging(raw):
+            return raw
+        data = event.data
+        if data is None or data[:1] != b"{":
+            if data == DONE:
+                self._done = True
+                return self._finish() + raw
+            return self._settle(raw, raw, text_only=True)
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return self._settle(raw, raw, text_only=True)
+        if type(chunk) is not dict:
+            return self._settle(raw, raw, text_only=True)
+        rewriter = self.rewriter
+        was_lagging = not tentative and rewriter.lagging
+        try:
+            chunks = rewriter.chunk(chunk)
+        except Exception:
+            return self._fail(raw)
+        if chunks is None:
+            if not tentative:
+                return raw
+            rewritten = raw
+        elif len(chunks) == 1 and not event.fields:
+            rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
+        else:
+            rewritten = self._encode(chunks, event.fields)
+        if not rewriter.text_only:
+            return self._release(original=False) + rewritten if tentative else rewritten
+        return self._settle(raw, rewritten, text_only=not was_lagging)
+
+    def _unchanging(self, raw: bytes) -> bool:
+        """Whether these events certainly pass unchanged, judged without decoding them."""
+        assert self._patterns is not None
+        if not self.rewriter.idle or raw.endswith(b"[DONE]\n\n"):
+            return False
+        for pattern in self._patterns:
+            if pattern in raw:
+                return False
+        # A finish_reason may have to become "tool_calls".
+        return not self.rewriter.has_calls or raw.count(b'"finish_reason"') == raw.count(
+            b'"finish_reason":null'
+        ) + raw.count(b'"finish_reason": null')
+
+    def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
+        """Send, hold or release: originals when held-back text turned out to be just text."""
+        if not text_only:
+            return self._release(original=False) + rewritten
+        if not self._tentative and original is rewritten:
+            return original
+        self._tentative.append((original, rewritten))
+        if not self.rewriter.lagging:
+            return self._release(original=True)
+        if len(self._tentative) > MAX_TENTATIVE_EVENTS:
+            return self._release(original=False)
+        return b""
+
+    def _release(self, original: bool) -> bytes:
+        held, self._tentative = self._tentative, []
+        return b"".join([o if original else r for o, r in held])
+
+    def _finish(self) -> bytes:
+        try:
+            chunks = self.rewriter.finish()
+        except Exception:
+            return self._fail(b"")
+        if self.rewriter.text_only and not self.rewriter.lagging and self._tentative:
+            return self._release(original=True)
+        return self._release(original=False) + self._encode(chunks, ())
+
+    def _fail(self, raw: bytes) -> bytes:
+        logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
+        self._failed = True
+        return self._release(original=True) + raw
+
+    def _encode(self, chunks: list[Chunk], fields: tuple[bytes, ...]) -> bytes:
+        newline = self._decoder.newline
+        # Comments stay once, on the first event; other fields (event:, id:) go on each.
+        rest = tuple(f for f in fields if not f.startswith(b":"))
+        return b"".join(
+            encode_event(orjson.dumps(chunk), fields if i == 0 else rest, newline)
+            for i, chunk in enumerate(chunks)
+        )
