@@ -8,11 +8,11 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anthropic
 import anyio
 import httpx2
 import orjson
 
-import anthropic
 from toolcall_middleware.sse import SSEDecoder
 
 Scope = MutableMapping[str, Any]

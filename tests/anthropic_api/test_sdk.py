@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import anthropic
 import pytest
 
-import anthropic
 from toolcall_middleware.anthropic import AnthropicMiddleware
 from toolcall_middleware.anthropic.thinking import SIGNATURE
 
