@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from toolcall_middleware.anthropic import AnthropicMiddleware
+from toolcall_middleware.config import ConfigError
 
 from .helpers import (
     USAGE,
@@ -460,8 +461,13 @@ async def test_keyword_options_win_over_the_environment(monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [
-        ("TOOLCALL_ANTHROPIC_MODEL_MAP", "{not json", "TOOLCALL_ANTHROPIC_MODEL_MAP: not JSON"),
-        ("TOOLCALL_ANTHROPIC_MODEL_MAP", "[1]", "expected a JSON object"),
+        (
+            "TOOLCALL_ANTHROPIC_MODEL_MAP",
+            "{not json",
+            "TOOLCALL_ANTHROPIC_MODEL_MAP is not valid JSON",
+        ),
+        ("TOOLCALL_ANTHROPIC_MODEL_MAP", '{"a": 1}', "must map model names"),
+        ("TOOLCALL_ANTHROPIC_MODEL_MAP", "claude-x", "entries must look like"),
         ("TOOLCALL_ANTHROPIC_PING_INTERVAL", "soon", "TOOLCALL_ANTHROPIC_PING_INTERVAL"),
         ("TOOLCALL_ANTHROPIC_PING_INTERVAL", "-1", "ping_interval must be >= 0"),
         ("TOOLCALL_ANTHROPIC_THINKING_HISTORY", "keep", "TOOLCALL_ANTHROPIC_THINKING_HISTORY"),
@@ -471,7 +477,7 @@ def test_bad_environment_fails_at_construction(
     monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str
 ) -> None:
     monkeypatch.setenv(name, value)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ConfigError, match=message):
         AnthropicMiddleware(ScriptedApp())
 
 

@@ -11,24 +11,18 @@ wrapped app untouched, so ``AnthropicMiddleware(ToolCallMiddleware(app))`` serve
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import anyio
 import orjson
 
+from ..asgi import ASGIApp, Message, Receive, Scope, Send
 from ..sse import SSEDecoder, SSEEvent, encode_event
 from .errors import AnthropicError, from_upstream_response, invalid_request
 from .message import assemble, completion_chunk
 from .options import AnthropicOptions
 from .request import ChatRequest, translate_request
 from .stream import Event, StreamTranslator
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 logger = logging.getLogger("toolcall_middleware.anthropic")
 

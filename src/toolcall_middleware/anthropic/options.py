@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-import orjson
-
+from ..config import ConfigError, _parse_mapping
 from .request import RequestOptions, ThinkingHistory
 
 ENV_PREFIX = "TOOLCALL_ANTHROPIC_"
@@ -43,9 +42,11 @@ class AnthropicOptions:
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is not None and raw.strip():
                 try:
-                    values[name] = parse(raw)
+                    values[name] = parse(raw.strip())
+                except ConfigError:
+                    raise
                 except ValueError as exc:
-                    raise ValueError(f"{ENV_PREFIX}{name.upper()}: {exc}") from None
+                    raise ConfigError(f"{ENV_PREFIX}{name.upper()}: {exc}") from None
         unknown = set(overrides) - set(_PARSERS)
         if unknown:
             raise TypeError(f"unknown AnthropicMiddleware options: {', '.join(sorted(unknown))}")
@@ -58,26 +59,21 @@ class AnthropicOptions:
         if not isinstance(self.model_map, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in self.model_map.items()
         ):
-            raise ValueError("model_map must map model names to model names (strings)")
+            raise ConfigError("model_map must map model names to model names (strings)")
         if self.thinking_history not in ("reasoning_content", "drop"):
-            raise ValueError("thinking_history must be 'reasoning_content' or 'drop'")
+            raise ConfigError("thinking_history must be 'reasoning_content' or 'drop'")
         if self.ping_interval is not None and self.ping_interval < 0:
-            raise ValueError("ping_interval must be >= 0 (0 disables pings)")
+            raise ConfigError("ping_interval must be >= 0 (0 disables pings)")
         for name in ("messages_path", "upstream_path"):
             if not getattr(self, name).startswith("/"):
-                raise ValueError(f"{name} must start with '/'")
+                raise ConfigError(f"{name} must start with '/'")
         if self.max_body_bytes < 1:
-            raise ValueError("max_body_bytes must be positive")
+            raise ConfigError("max_body_bytes must be positive")
 
 
 def _model_map(raw: str) -> dict[str, str]:
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(doc, dict) or not all(isinstance(v, str) for v in doc.values()):
-        raise ValueError('expected a JSON object of strings, e.g. {"claude-*": "my-model"}')
-    return cast(dict[str, str], doc)
+    """A JSON object, or ``name=model`` pairs separated by commas (as TOOLCALL_* maps)."""
+    return _parse_mapping(ENV_PREFIX + "MODEL_MAP", raw)
 
 
 def _float(raw: str) -> float:
