@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .anthropic import AnthropicMiddleware
 from .config import ConfigError, Options
 from .middleware import ToolCallMiddleware
 from .parsers import ParserContext, Tool, ToolCallParser, create_parser, providers
@@ -9,6 +10,7 @@ from .parsers import ParserContext, Tool, ToolCallParser, create_parser, provide
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnthropicMiddleware",
     "ConfigError",
     "Options",
     "ParserContext",
