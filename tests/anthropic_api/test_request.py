@@ -365,3 +365,20 @@ def test_count_only_needs_no_max_tokens() -> None:
     doc = {"model": "m", "messages": [user("hello there")]}
     chat = translate_request(doc, count_only=True)
     assert chat.input_tokens > 0 and "max_tokens" not in chat.body
+
+
+def test_content_document_and_search_result_become_text() -> None:
+    doc = {
+        "type": "document",
+        "source": {"type": "content", "content": [{"type": "text", "text": "p1"}]},
+    }
+    search = {
+        "type": "search_result",
+        "source": "https://docs.example/a",
+        "title": "A",
+        "content": [{"type": "text", "text": "snippet"}],
+    }
+    msgs = [user("go"), tool_turn(), {"role": "user", "content": [result(content=[search]), doc]}]
+    out = messages(msgs)
+    assert out[2]["content"] == "A\nhttps://docs.example/a\nsnippet"
+    assert out[3] == {"role": "user", "content": "p1"}

@@ -26,6 +26,7 @@ ThinkingHistory = Literal["reasoning_content", "drop"]
 # text-only on most upstreams), and the tool message says so.
 IMAGE_NOTE = "[image attached in the next message]"
 ERROR_PREFIX = "Error: "  # OpenAI tool messages have no is_error flag
+_USER_PARTS = frozenset({"text", "image", "document", "search_result"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +225,7 @@ def _user(
             # OpenAI wants tool messages right after the assistant's tool_calls, so they go
             # before the user's own text of this message.
             out.append(_tool_message(block, awaiting[tool_use_id], bpath, result_images))
-        elif kind in ("text", "image", "document"):
+        elif kind in _USER_PARTS:
             parts.append(_user_part(block, bpath))
         else:
             raise invalid_request(f"{bpath}.type: {kind!r} blocks are not allowed in user messages")
@@ -251,7 +252,7 @@ def _tool_message(
                 images.append(_image(inner, ipath))
                 if IMAGE_NOTE not in texts:
                     texts.append(IMAGE_NOTE)
-            elif kind in ("text", "document"):
+            elif kind in _USER_PARTS:
                 texts.append(_user_part(inner, ipath)["text"])
             else:
                 raise invalid_request(f"{ipath}.type: {kind!r} is not allowed in a tool_result")
@@ -267,16 +268,25 @@ def _tool_message(
 
 
 def _user_part(block: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A text, image, document or search_result block as a Chat Completions content part."""
     kind = block["type"]
     if kind == "text":
         return {"type": "text", "text": _str_field(block, "text", path)}
     if kind == "image":
         return _image(block, path)
-    source = block.get("source")  # document: only plain text has a Chat Completions form
+    if kind == "search_result":
+        inner = _text_only(block.get("content"), f"{path}.content")
+        head = [str(block[k]) for k in ("title", "source") if isinstance(block.get(k), str)]
+        return {"type": "text", "text": "\n".join([*head, inner])}
+    # document: plain text and text-block content have a Chat Completions form, PDFs do not
+    source = block.get("source")
+    spath = f"{path}.source"
     if isinstance(source, Mapping) and source.get("type") == "text":
-        return {"type": "text", "text": _str_field(source, "data", f"{path}.source")}
+        return {"type": "text", "text": _str_field(source, "data", spath)}
+    if isinstance(source, Mapping) and source.get("type") == "content":
+        return {"type": "text", "text": _text_only(source.get("content"), f"{spath}.content")}
     raise invalid_request(
-        f"{path}.source: only text documents can be sent to an OpenAI-compatible upstream"
+        f"{spath}: only text documents can be sent to an OpenAI-compatible upstream"
     )
 
 
