@@ -493,3 +493,50 @@ async def test_custom_paths() -> None:
     )
     response = await request(app, base_request(), "/anthropic/v1/messages")
     assert response.status == 200 and upstream.calls[0][0]["path"] == "/chat"
+
+
+async def test_argument_fragments_reach_the_client_before_the_upstream_finishes() -> None:
+    """The upstream waits, mid-call, until the client has seen the first input_json_delta: a
+    middleware that held arguments back would never get there."""
+    seen_fragment = anyio.Event()
+
+    async def upstream(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        for delta in (call_delta(0, id="functions.write:0", name="write", args='{"text": "'), None):
+            if delta is None:
+                await seen_fragment.wait()
+                delta = call_delta(0, args='rest"}')
+            body = b"data: " + orjson.dumps(chunk(delta)) + b"\n\n"
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        tail = b"data: " + orjson.dumps(chunk(None, "tool_calls")) + b"\n\ndata: [DONE]\n\n"
+        await send({"type": "http.response.body", "body": tail, "more_body": False})
+
+    received = b""
+
+    async def client_send(message: Message) -> None:
+        nonlocal received
+        received += message.get("body", b"")
+        if b"input_json_delta" in received:
+            seen_fragment.set()
+
+    body = orjson.dumps(base_request(stream=True))
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def client_receive() -> Message:
+        if messages:
+            return messages.pop()
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/messages",
+        "headers": [],
+        "query_string": b"",
+    }
+    with anyio.fail_after(2):
+        await AnthropicMiddleware(upstream)(scope, client_receive, client_send)
+    assert received.count(b"input_json_delta") == 2 and b"message_stop" in received
