@@ -346,9 +346,9 @@ async def request(
     return Response(start["status"], dict(start.get("headers", ())), body_out, times)
 
 
-def sdk_client(app: ASGIApp) -> anthropic.AsyncAnthropic:
+def sdk_client(app: ASGIApp, checked: bool = True) -> anthropic.AsyncAnthropic:
     """The official SDK against ``app`` (wrapped in the invariant checker), no retries."""
-    transport = httpx2.ASGITransport(app=CheckedApp(app))
+    transport = httpx2.ASGITransport(app=CheckedApp(app) if checked else app)
     return anthropic.AsyncAnthropic(
         api_key="test-key",
         base_url="http://test",

@@ -469,3 +469,30 @@ def test_json_end_is_not_fooled_by_brackets_in_strings() -> None:
     assert not scanner.complete
     scanner.feed(', "b": [1, {}]}')
     assert scanner.complete
+
+
+def test_buffered_tool_input_is_sent_whole_at_the_end_of_the_call() -> None:
+    t = StreamTranslator("m", buffer_tool_input=True)
+    events = t.start()
+    first = t.feed(chunk(call_delta(0, id="a", name="f", args='{"x": ')))
+    assert kinds(first) == ["content_block_start"]
+    assert t.feed(chunk(call_delta(0, args="1}"))) == []
+    events += first + t.feed(chunk({"content": "after"}))
+    events += t.feed(chunk(None, "tool_calls")) + t.finish()
+    check_events(events)
+    deltas = [d["delta"] for k, d in events if k == "content_block_delta" and d["index"] == 0]
+    assert deltas == [{"type": "input_json_delta", "partial_json": '{"x": 1}'}]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ('{"x": 1', {"input": '{"x": 1'}),
+        ("[1, 2]", {"input": "[1, 2]"}),
+        ("", {}),
+        ('{"ok": true}', {"ok": True}),
+    ],
+)
+def test_buffered_tool_input_is_always_a_json_object(args: str, expected: dict[str, Any]) -> None:
+    chunks = [chunk(call_delta(0, id="a", name="f", args=args)), chunk(None, "tool_calls")]
+    assert message(chunks, buffer_tool_input=True)["content"][0]["input"] == expected

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from .errors import AnthropicError
-from .stream import Event, StreamTranslator
+from .stream import Event, StreamTranslator, input_json
 
 
 def translate_completion(
@@ -96,10 +96,6 @@ def parse_input(text: str) -> dict[str, Any]:
     """Tool arguments as the ``input`` object; text that is not a JSON object is wrapped as
     ``{"input": text}`` so the tool can answer the model with an error instead of the client
     failing on the whole response."""
-    if not text.strip():
-        return {}
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return {"input": text}
-    return value if isinstance(value, dict) else {"input": text}
+    value = orjson.loads(input_json(text))
+    assert isinstance(value, dict)
+    return value

@@ -50,7 +50,8 @@ class AnthropicMiddleware:
     ``model_map`` (Anthropic model name or ``fnmatch`` pattern -> upstream model; JSON in the
     environment), ``ping_interval`` (seconds of silence before a ``ping``; 0 disables),
     ``thinking_history`` (``reasoning_content`` or ``drop``: what our thinking blocks become when
-    sent back), ``messages_path``, ``upstream_path``, ``max_body_bytes``.
+    sent back), ``buffer_tool_input`` (send each call's arguments whole, as valid JSON),
+    ``messages_path``, ``upstream_path``, ``max_body_bytes``.
     """
 
     def __init__(self, app: ASGIApp, **options: Any) -> None:
@@ -91,7 +92,7 @@ class AnthropicMiddleware:
                 return {"type": "http.request", "body": upstream_body, "more_body": False}
             return await receive()  # the client's disconnect, when it comes
 
-        responder = _Responder(send, chat, self.options.ping_interval or 0.0)
+        responder = _Responder(send, chat, self.options)
         upstream_scope = self._upstream_scope(scope, chat, len(upstream_body))
         await responder.run(self.app, upstream_scope, upstream_receive)
 
@@ -122,12 +123,15 @@ class AnthropicMiddleware:
 class _Responder:
     """One translated response: the wrapped app's ``send`` in, the client's ``send`` out."""
 
-    def __init__(self, send: Send, chat: ChatRequest, ping_interval: float) -> None:
+    def __init__(self, send: Send, chat: ChatRequest, options: AnthropicOptions) -> None:
         self.client_send = send
         self.chat = chat
-        self.ping_interval = ping_interval
+        self.ping_interval = options.ping_interval or 0.0
         self.translator = StreamTranslator(
-            chat.model, input_tokens=chat.input_tokens, stop_sequences=chat.stop_sequences
+            chat.model,
+            input_tokens=chat.input_tokens,
+            stop_sequences=chat.stop_sequences,
+            buffer_tool_input=options.buffer_tool_input,
         )
         self.state = "waiting"  # -> "sse" | "json" | "error", then "done"
         self.status = 0

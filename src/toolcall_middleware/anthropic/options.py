@@ -28,6 +28,8 @@ class AnthropicOptions:
     messages_path: str = "/v1/messages"
     upstream_path: str = "/v1/chat/completions"
     max_body_bytes: int = DEFAULT_MAX_BODY
+    #: Send each call's arguments whole and valid at the end of the call (see StreamTranslator).
+    buffer_tool_input: bool = False
 
     @property
     def request(self) -> RequestOptions:
@@ -80,6 +82,14 @@ def _float(raw: str) -> float:
     return float(raw)
 
 
+def _bool(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected true or false, not {raw!r}")
+
+
 def _thinking(raw: str) -> str:
     if raw not in ("reasoning_content", "drop"):
         raise ValueError("expected 'reasoning_content' or 'drop'")
@@ -93,4 +103,5 @@ _PARSERS: dict[str, Any] = {
     "messages_path": str,
     "upstream_path": str,
     "max_body_bytes": int,
+    "buffer_tool_input": _bool,
 }

@@ -119,8 +119,14 @@ class StreamTranslator:
         message_id: str | None = None,
         input_tokens: int = 0,
         stop_sequences: tuple[str, ...] = (),
+        buffer_tool_input: bool = False,
     ) -> None:
         self.model = model
+        #: Hold each call's arguments until the call ends and send them as one valid JSON
+        #: object (invalid text wrapped as ``{"input": text}``): Anthropic SDKs raise on tool
+        #: input that does not parse, so a model that writes broken JSON would otherwise fail
+        #: the whole response. Costs the live streaming of arguments.
+        self.buffer_tool_input = buffer_tool_input
         self.message_id = message_id or new_message_id()
         self.input_tokens = input_tokens
         self.stop_sequences = stop_sequences
@@ -295,7 +301,7 @@ class StreamTranslator:
             return
         self._count(args)
         call.end.feed(args)
-        if call.block is not None:
+        if call.block is not None and not self.buffer_tool_input:
             out.append(self._block_delta({"type": "input_json_delta", "partial_json": args}))
         else:
             call.args.append(args)
@@ -326,7 +332,7 @@ class StreamTranslator:
         call.block = self._next_index
         block = {"type": "tool_use", "id": tool_id, "name": call.name, "input": {}}
         out.append(self._block_start(block))
-        if call.args:
+        if call.args and not self.buffer_tool_input:
             joined = "".join(call.args)
             call.args.clear()
             out.append(self._block_delta({"type": "input_json_delta", "partial_json": joined}))
@@ -353,8 +359,13 @@ class StreamTranslator:
             out.append(
                 self._block_delta({"type": "signature_delta", "signature": thinking.SIGNATURE})
             )
-        if self._open_call is not None:
-            self._open_call.closed = True
+        call = self._open_call
+        if call is not None:
+            if call.args:  # buffered arguments
+                text = input_json("".join(call.args))
+                call.args.clear()
+                out.append(self._block_delta({"type": "input_json_delta", "partial_json": text}))
+            call.closed = True
             self._open_call = None
         out.append(
             ("content_block_stop", {"type": "content_block_stop", "index": self._next_index - 1})
@@ -386,6 +397,17 @@ class StreamTranslator:
         ascii_chars = len(text.encode("ascii", "ignore"))
         self._out_ascii += ascii_chars
         self._out_other += len(text) - ascii_chars
+
+
+def input_json(text: str) -> str:
+    """``text`` if it is a JSON object, else the object ``{"input": text}`` (as JSON)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = None
+    if isinstance(value, dict):
+        return text
+    return orjson.dumps({"input": text}).decode() if text.strip() else "{}"
 
 
 def map_usage(usage: Mapping[str, Any]) -> dict[str, int]:
