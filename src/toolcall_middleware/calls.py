@@ -47,11 +47,6 @@ class ToolCallAssembler:
             "function": {"name": name, "arguments": ""},
         }
 
-    @property
-    def open(self) -> bool:
-        """A call has started and not ended."""
-        return self._current >= 0
-
     def arguments(self, fragment: str) -> Entry:
         self._has_arguments = True
         return {"index": self._current, "function": {"arguments": fragment}}

@@ -108,7 +108,7 @@ class ChoiceRewriter:
                     self.idle = self.text_only = True
                     self.lag = 0
                     return None
-                if type(event) is CallArgs and self.calls.open:
+                if type(event) is CallArgs:
                     self.idle = self.text_only = False
                     self.lag = -1
                     choice["delta"] = {"tool_calls": [self.calls.arguments(event.fragment)]}
@@ -258,11 +258,6 @@ class StreamRewriter:
         return sum(c.calls.count for c in self._choices.values())
 
     def _update_state(self) -> None:
-        if len(self._choices) == 1:  # the usual n=1 stream, without generator overhead
-            (only,) = self._choices.values()
-            self.idle, self.lagging = only.idle, only.lag != 0
-            self.has_calls = only.calls.count != 0
-            return
         choices = self._choices.values()
         #: Every choice's parser just echoed its text (see ``ChoiceRewriter.idle``).
         self.idle = all(c.idle for c in choices)
@@ -292,10 +287,16 @@ class StreamRewriter:
             choice = choices[0]
             if type(choice) is not dict:
                 return None
-            rewriter = self._choice(choice.get("index", 0))
+            rewriter = self._choices.get(choice.get("index", 0)) or self._choice(
+                choice.get("index", 0)
+            )
             out = rewriter.rewrite(choice)
             self.text_only = rewriter.text_only
-            self._update_state()
+            if len(self._choices) == 1:
+                self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
+                self.has_calls = rewriter.calls.count != 0
+            else:
+                self._update_state()
             if out is None:
                 return None
             if len(out) == 1:

@@ -42,15 +42,12 @@ class SSEStreamRewriter:
     def __init__(self, rewriter: StreamRewriter, triggers: str | None = None) -> None:
         self.rewriter = rewriter
         self._patterns = None if triggers is None else trigger_patterns(triggers)
+        self._event_end = b"\n\n"  # a blank line in the stream's own line ending
         self._decoder = SSEDecoder()
         self._failed = False
         self._done = False
         # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
         self._tentative: list[tuple[bytes, bytes]] = []
-
-    @property
-    def _event_end(self) -> bytes:
-        return self._decoder.newline * 2
 
     @property
     def failed(self) -> bool:
@@ -59,16 +56,17 @@ class SSEStreamRewriter:
     def feed(self, body: bytes) -> bytes:
         if self._failed:
             return body
-        if (
-            self._patterns is not None
-            and not self._tentative
-            and self._decoder.at_boundary
-            and body.endswith(b"\n\n")
-            and b"\r" not in body
-            and self._unchanging(body)
-        ):
-            return body  # whole events that cannot change: not even split into events
+        if self._decoder.at_boundary and body.endswith(b"\n\n") and b"\r" not in body:
+            # Whole events, "\n" line endings: how servers send. Forward them undecoded when
+            # they cannot change; handle the usual single "data:" line without the decoder.
+            if self._patterns is not None and not self._tentative and self._unchanging(body):
+                return body
+            if body.startswith(b"data: ") and body.find(b"\n") == len(body) - 2:
+                return self._data(body, body[6:-2], ())
         events = self._decoder.feed(body)
+        self._event_end = self._decoder.newline * 2
+        if len(events) == 1:
+            return self._event(events[0])
         return b"".join([self._event(e) for e in events]) if events else b""
 
     def close(self) -> bytes:
@@ -85,10 +83,13 @@ class SSEStreamRewriter:
         raw = event.raw
         if self._failed:
             return raw
-        tentative = self._tentative
-        if self._patterns is not None and not tentative and self._unchanging(raw):
+        if self._patterns is not None and not self._tentative and self._unchanging(raw):
             return raw
-        data = event.data
+        return self._data(raw, event.data, event.fields)
+
+    def _data(self, raw: bytes, data: bytes | None, fields: tuple[bytes, ...]) -> bytes:
+        """The bytes to send now for one event (``raw``) whose data field is ``data``."""
+        tentative = self._tentative
         if data is None or data[:1] != b"{":
             if data == DONE:
                 self._done = True
@@ -110,10 +111,10 @@ class SSEStreamRewriter:
             if not tentative:
                 return raw
             rewritten = raw
-        elif len(chunks) == 1 and not event.fields:
+        elif len(chunks) == 1 and not fields:
             rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
         else:
-            rewritten = self._encode(chunks, event.fields)
+            rewritten = self._encode(chunks, fields)
         if not rewriter.text_only:
             return self._release(original=False) + rewritten if tentative else rewritten
         return self._settle(raw, rewritten, text_only=not was_lagging)
@@ -126,10 +127,13 @@ class SSEStreamRewriter:
         for pattern in self._patterns:
             if pattern in raw:
                 return False
-        # A finish_reason may have to become "tool_calls".
-        return not self.rewriter.has_calls or raw.count(b'"finish_reason"') == raw.count(
-            b'"finish_reason":null'
-        ) + raw.count(b'"finish_reason": null')
+        if not self.rewriter.has_calls:
+            return True
+        # A finish_reason may have to become "tool_calls": all of them must be null.
+        finishes = raw.count(b'"finish_reason"')
+        return not finishes or finishes == raw.count(b'"finish_reason":null') + raw.count(
+            b'"finish_reason": null'
+        )
 
     def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
         """Send, hold or release: originals when held-back text turned out to be just text."""
