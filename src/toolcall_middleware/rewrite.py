@@ -102,6 +102,10 @@ class ChoiceRewriter:
             text = delta[fields[0]]
             events = self.parser.feed(text)
             self._last_fields = fields
+            if not events and text:  # all of it was markup, or is held back: nothing to send
+                self.idle = False
+                self.text_only = self._count_text(text, events)
+                return []
             if len(events) == 1:
                 event = events[0]
                 if type(event) is Text and event.text == text:
@@ -302,7 +306,7 @@ class StreamRewriter:
             if len(out) == 1:
                 chunk["choices"] = out
                 return [chunk]
-            return self._spread(chunk, out)
+            return self._spread(chunk, out) if out or "usage" in chunk else []
         outputs: list[dict[str, Any]] = []
         changed = False
         self.text_only = True
