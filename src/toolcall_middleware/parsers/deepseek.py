@@ -52,6 +52,8 @@ _SEARCH = {
 
 @register("deepseek")
 class DeepSeekParser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._state = _State.TEXT

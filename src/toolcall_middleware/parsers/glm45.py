@@ -53,6 +53,8 @@ _SEARCH = {
 
 @register("glm45")
 class Glm45Parser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._context = context

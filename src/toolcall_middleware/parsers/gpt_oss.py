@@ -60,6 +60,8 @@ def recipient_name(header: str) -> str | None:
 
 @register("gpt_oss")
 class GptOssParser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._state = _State.TEXT

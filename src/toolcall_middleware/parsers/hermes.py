@@ -34,6 +34,8 @@ class _State(enum.Enum):
 
 @register("hermes")
 class HermesParser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._state = _State.TEXT

@@ -34,6 +34,8 @@ class _State(enum.Enum):
 
 @register("llama3_json")
 class Llama3JsonParser(StreamParser):
+    TRIGGERS = "<{"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._state = _State.TEXT

@@ -62,6 +62,8 @@ _SEARCH = {
 
 @register("minimax_m2")
 class MinimaxM2Parser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._context = context

@@ -40,6 +40,7 @@ class _State(enum.Enum):
 
 @register("mistral")
 class MistralParser(StreamParser):
+    TRIGGERS = "["
     #: Mistral needs 9-character alphanumeric call ids.
     ID_STYLE = "mistral9"
 

@@ -55,6 +55,8 @@ _SEARCH = {
 
 @register("qwen3_coder")
 class Qwen3CoderParser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._context = context

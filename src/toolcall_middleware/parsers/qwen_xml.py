@@ -43,6 +43,8 @@ class _State(enum.Enum):
 
 @register("qwen_xml")
 class QwenXmlParser(StreamParser):
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         super().__init__()
         self._context = context
