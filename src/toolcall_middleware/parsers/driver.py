@@ -93,3 +93,40 @@ def skip_space(buf: str, pos: int) -> int:
     """Index of the first non-whitespace character at or after ``pos`` (``len(buf)`` if none)."""
     match = NON_SPACE.search(buf, pos)
     return len(buf) if match is None else match.start()
+
+
+class OptionalClose:
+    """After a call: whitespace, then maybe a closing tag that may be missing.
+
+    With the tag, the whitespace before it is framing; without it (text follows, or the stream
+    ends) the whitespace is the model's text after all.
+    """
+
+    __slots__ = ("_literals", "_space")
+
+    def __init__(self, *literals: str) -> None:
+        self._literals = literals
+        self._space = ""
+
+    def step(
+        self, buf: str, pos: int, out: list[Event], final: bool
+    ) -> tuple[int | None, str | None]:
+        """``(resume, closing)``: ``closing`` is ``None`` until decided, then the tag or ``""``."""
+        start = skip_space(buf, pos)
+        self._space += buf[pos:start]
+        if start == len(buf):
+            return start, None
+        closing = literal_at(buf, start, self._literals, final)
+        if closing is None:
+            return (None if start == pos else start), None
+        if closing:
+            self._space = ""
+            return start + len(closing), closing
+        self.flush(out)
+        return start, closing
+
+    def flush(self, out: list[Event]) -> None:
+        """The stream ended while waiting: the whitespace was text."""
+        if self._space:
+            out.append(Text(self._space))
+            self._space = ""

@@ -17,7 +17,7 @@ from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
-from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, scan_markers, skip_space
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -29,7 +29,7 @@ class _State(enum.Enum):
     TEXT = enum.auto()
     OPENED = enum.auto()  # after <tool_call>: whitespace, then the object's "{"
     OBJECT = enum.auto()
-    AFTER = enum.auto()  # after the object: whitespace, then </tool_call> (optional)
+    AFTER = enum.auto()  # after the object: whitespace, then </tool_call> (may be missing)
 
 
 @register("hermes")
@@ -41,6 +41,7 @@ class HermesParser(StreamParser):
         self._state = _State.TEXT
         self._opening = ""  # "<tool_call>" and the whitespace after it, text if no call follows
         self._object = CallObject(needs_arguments=False)
+        self._after = OptionalClose(CLOSE)
 
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and "<" not in text
@@ -79,15 +80,10 @@ class HermesParser(StreamParser):
                 out.append(Text(self._opening + self._object.raw))
                 self._state = _State.TEXT
             return stop
-        # AFTER: whitespace around the closing tag is framing.
-        start = skip_space(buf, pos)
-        if start == len(buf):
-            return start
-        closing = literal_at(buf, start, (CLOSE,), final)
-        if closing is None:
-            return None if start == pos else start
-        self._state = _State.TEXT
-        return start + len(closing)
+        after, closing = self._after.step(buf, pos, out, final)
+        if closing is not None:
+            self._state = _State.TEXT
+        return after
 
     def _close(self, out: list[Event]) -> None:
         if self._state is _State.OPENED:
@@ -96,4 +92,6 @@ class HermesParser(StreamParser):
             self._object.finish(out)
             if self._object.status is Status.NOT_CALL:
                 out.append(Text(self._opening + self._object.raw))
+        elif self._state is _State.AFTER:
+            self._after.flush(out)
         self._state = _State.TEXT

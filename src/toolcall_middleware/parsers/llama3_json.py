@@ -17,7 +17,7 @@ from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
-from .driver import StreamParser, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, scan_markers, skip_space
 
 PYTHON_TAG = "<|python_tag|>"
 SEPARATOR = ";"
@@ -29,7 +29,7 @@ class _State(enum.Enum):
     TEXT = enum.auto()
     OPENED = enum.auto()  # after <|python_tag|> or ";": whitespace, then "{"
     OBJECT = enum.auto()
-    AFTER = enum.auto()  # after a call: whitespace, then ";" or anything else
+    AFTER = enum.auto()  # after a call: whitespace, then ";" (framing) or text
 
 
 @register("llama3_json")
@@ -41,6 +41,7 @@ class Llama3JsonParser(StreamParser):
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._object = CallObject(needs_arguments=True)
+        self._after = OptionalClose(SEPARATOR)
 
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and "{" not in text and "<" not in text
@@ -70,22 +71,24 @@ class Llama3JsonParser(StreamParser):
                 out.append(Text(self._opening + self._object.raw))
                 self._state = _State.TEXT
             return stop
+        if state is _State.AFTER:
+            after, closing = self._after.step(buf, pos, out, final)
+            if closing == SEPARATOR:
+                self._opening = SEPARATOR
+                self._state = _State.OPENED
+            elif closing is not None:
+                self._state = _State.TEXT
+            return after
+        # OPENED: a call object, or the opening was text
         start = skip_space(buf, pos)
-        if state is _State.OPENED:
-            self._opening += buf[pos:start]
+        self._opening += buf[pos:start]
         if start == len(buf):
             return start
-        char = buf[start]
-        if state is _State.AFTER and char == SEPARATOR:
-            self._opening = SEPARATOR
-            self._state = _State.OPENED
-            return start + 1
-        if state is _State.OPENED and char == "{":
+        if buf[start] == "{":
             self._start_object(self._opening)
-            return start
-        if state is _State.OPENED:
+        else:
             out.append(Text(self._opening))
-        self._state = _State.TEXT  # whitespace after a call is framing
+            self._state = _State.TEXT
         return start
 
     def _start_object(self, opening: str) -> None:
@@ -101,4 +104,6 @@ class Llama3JsonParser(StreamParser):
             self._object.finish(out)
             if self._object.status is Status.NOT_CALL:
                 out.append(Text(self._opening + self._object.raw))
+        elif state is _State.AFTER:
+            self._after.flush(out)
         self._state = _State.TEXT

@@ -21,7 +21,7 @@ import re
 from ..events import CALL_END, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, literal_at, scan_markers, skip_space
 from .xmlargs import ArgumentsWriter
 
 OPEN = "<tool_call>"
@@ -42,7 +42,7 @@ class _State(enum.Enum):
     BODY = enum.auto()  # between parameters: framing
     PARAMETER_HEADER = enum.auto()  # the key, up to ">"
     VALUE = enum.auto()
-    AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (optional)
+    AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (may be missing)
 
 
 _SEARCH = {
@@ -64,6 +64,7 @@ class Qwen3CoderParser(StreamParser):
         self._opening = ""  # markup that is text again if no call follows
         self._header = ""
         self._arguments = ArgumentsWriter(None)
+        self._after = OptionalClose(CLOSE)
 
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and "<" not in text
@@ -75,14 +76,10 @@ class Qwen3CoderParser(StreamParser):
         if state is _State.FUNCTION_HEADER:
             return self._function_header(buf, pos, out)
         if state is _State.AFTER:
-            start = skip_space(buf, pos)
-            if start == len(buf):
-                return start
-            closing = literal_at(buf, start, (CLOSE,), final)
-            if closing is None:
-                return None if start == pos else start
-            self._state = _State.TEXT
-            return start + len(closing)
+            after, closing = self._after.step(buf, pos, out, final)
+            if closing is not None:
+                self._state = _State.TEXT
+            return after
         found = scan_markers(buf, pos, _SEARCH[state], final)
         if found is None:
             return None
@@ -177,4 +174,6 @@ class Qwen3CoderParser(StreamParser):
             out.append(Text(self._opening + self._header))
         elif state in (_State.BODY, _State.PARAMETER_HEADER, _State.VALUE):
             self._end_call(out)  # cut off: keep what arrived
+        elif state is _State.AFTER:
+            self._after.flush(out)
         self._state = _State.TEXT

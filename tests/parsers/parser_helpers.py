@@ -116,3 +116,25 @@ def assert_cut_invariant(
     assert pieces == whole
     single = parse(provider, list(text), context)
     assert single == whole
+
+
+TOOLS = make_context(
+    ("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    ("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
+    ("bash", {"command": {"type": "string"}}),
+    "get_time",
+)
+
+
+def calls_of(provider: str, text: str, context: ParserContext = TOOLS) -> Result:
+    """Parse ``text`` in one feed and assemble it, checking the event grammar."""
+    return assemble(parse(provider, [text], context))
+
+
+def every_cut_agrees(provider: str, text: str, context: ParserContext = TOOLS) -> list[Event]:
+    """The events for ``text``, checked to be the same fed whole, char by char, and in halves."""
+    whole = parse(provider, [text], context)
+    assert parse(provider, list(text), context) == whole
+    for point in range(1, len(text)):
+        assert parse(provider, [text[:point], text[point:]], context) == whole, point
+    return whole
