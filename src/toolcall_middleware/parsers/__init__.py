@@ -73,6 +73,7 @@ from . import (  # noqa: E402
     mistral,
     qwen3_coder,
     qwen_xml,
+    sniff,
 )
 
 __all__ = [
@@ -96,4 +97,5 @@ __all__ = [
     "qwen3_coder",
     "qwen_xml",
     "register",
+    "sniff",
 ]
