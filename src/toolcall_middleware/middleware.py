@@ -112,6 +112,18 @@ class Responder:
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
+        stream = self._stream
+        if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
+            body = message.get("body", b"")
+            more = message.get("more_body", False)
+            out = stream.feed(body)
+            if not more:
+                out += stream.close()
+            if out is body:
+                await self._send(message)  # nothing changed: the upstream's own message
+            elif out or not more:
+                await self._send({"type": "http.response.body", "body": out, "more_body": more})
+            return
         if kind == "http.response.start":
             await self._on_start(message)
         elif kind == "http.response.body" and self._mode != "pass":
@@ -142,19 +154,10 @@ class Responder:
         await self._send(message)
 
     async def _on_body(self, message: Message) -> None:
-        body = message.get("body", b"")
-        more = message.get("more_body", False)
-        if self._mode == "json":
-            self._json_parts.append(body)
-            if not more:
-                await self._send_json()
-            return
-        assert self._stream is not None
-        out = self._stream.feed(body)
-        if not more:
-            out += self._stream.close()
-        if out or not more:
-            await self._send({"type": "http.response.body", "body": out, "more_body": more})
+        """A JSON response body: collected, rewritten as a whole at its end."""
+        self._json_parts.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            await self._send_json()
 
     async def _send_json(self) -> None:
         assert self._start is not None
