@@ -48,7 +48,7 @@ class MistralParser(StreamParser):
         super().__init__()
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
-        self._in_array = False
+        self._array = False  # pre-v11: the calls sit in a JSON array
         self._name = ""
         self._object = CallObject(needs_arguments=False)
         self._arguments = ArgumentsValue()
@@ -67,7 +67,7 @@ class MistralParser(StreamParser):
                 out.append(Text(buf[pos:end]))
             if marker is not None:
                 self._opening = marker
-                self._in_array = False
+                self._array = False
                 self._state = _State.OPENED
             return resume
         if state is _State.OBJECT:
@@ -86,15 +86,18 @@ class MistralParser(StreamParser):
             return self._read_name(buf, pos)
         if state is _State.NAME_END:
             return self._after_name(buf, pos, out, final)
+        # OPENED or ARRAY: whitespace, then what comes next decides.
         start = skip_space(buf, pos)
         if self._opening:
             self._opening += buf[pos:start]
         if start == len(buf):
             return start
-        char = buf[start]
         if state is _State.OPENED:
             return self._after_opening(buf, start, out)
-        # ARRAY
+        return self._in_array(buf, start, out)
+
+    def _in_array(self, buf: str, start: int, out: list[Event]) -> int:
+        char = buf[start]
         if char == "{":
             self._object = CallObject(needs_arguments=False)
             self._state = _State.OBJECT
@@ -112,7 +115,7 @@ class MistralParser(StreamParser):
         char = buf[start]
         if char == "[":
             self._opening += char
-            self._in_array = True
+            self._array = True
             self._state = _State.ARRAY
             return start + 1
         if char == "{":
@@ -131,7 +134,7 @@ class MistralParser(StreamParser):
         status = self._object.status
         if status is Status.CALL:
             self._opening = ""
-            self._state = _State.ARRAY if self._in_array else _State.TEXT
+            self._state = _State.ARRAY if self._array else _State.TEXT
         elif status is Status.NOT_CALL:
             self._opening += self._object.raw
             self._not_a_call(out)
