@@ -1,8 +1,10 @@
-"""Write the native ``tool_calls`` recordings in sse_logs/ (upstreams whose server already parsed
-the calls: vLLM with a tool-call parser, DeepSeek's API, OpenAI-style gateways).
+"""Write the native ``tool_calls`` recordings beside this script (upstreams whose server already
+parsed the calls: vLLM with a tool-call parser, DeepSeek's API, OpenAI-style gateways).
 
-They are the "native upstream" cases of the Anthropic front's end-to-end tests and replay through
-ToolCallMiddleware like every other recording. Run: python scripts/make_native_logs.py
+They are the "native upstream" cases of the Anthropic front's end-to-end tests, in the sse_logs/
+format, replayed through ToolCallMiddleware like the bundled recordings. They live here rather
+than in sse_logs/ because the core's suite re-cuts every non-Kimi sse_log as markup text.
+Run: python tests/anthropic_api/recordings/make_native_logs.py
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parents[1] / "sse_logs"
+OUT = Path(__file__).resolve().parent
 CREATED = 1772233656
 
 SCHEMAS = {
