@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -47,34 +46,10 @@ HOP_BY_HOP = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class UpstreamSettings:
-    """How the proxy talks to the upstream. Read timeout is per read, so it bounds the silence
-    between two chunks (time to first token included), not the whole generation."""
-
-    url: str
-    connect_timeout: float = 5.0
-    read_timeout: float = 600.0
-    write_timeout: float = 60.0
-    pool_timeout: float = 30.0
-    max_connections: int = 1000
-    max_keepalive_connections: int = 100
-    keepalive_expiry: float = 30.0
-
-    def timeout(self) -> httpx.Timeout:
-        return httpx.Timeout(
-            connect=self.connect_timeout,
-            read=self.read_timeout,
-            write=self.write_timeout,
-            pool=self.pool_timeout,
-        )
-
-    def limits(self) -> httpx.Limits:
-        return httpx.Limits(
-            max_connections=self.max_connections,
-            max_keepalive_connections=self.max_keepalive_connections,
-            keepalive_expiry=self.keepalive_expiry,
-        )
+DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=600.0, write=60.0, pool=30.0)
+DEFAULT_LIMITS = httpx.Limits(
+    max_connections=1000, max_keepalive_connections=100, keepalive_expiry=30.0
+)
 
 
 def error_body(message: str, type_: str, code: str) -> bytes:
@@ -103,22 +78,31 @@ class _ClientDisconnected(Exception):
 
 
 class UpstreamProxy:
-    """Forwards every HTTP request to ``settings.url`` (whose path, if any, is a prefix)."""
+    """Forwards every HTTP request to ``url`` (whose path, if any, is a prefix).
+
+    The read timeout applies per read: it bounds the silence between two chunks (time to first
+    token included), not the length of a generation.
+    """
 
     def __init__(
-        self, settings: UpstreamSettings, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        url: str,
+        *,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        limits: httpx.Limits = DEFAULT_LIMITS,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.settings = settings
-        base = httpx.URL(settings.url)
+        base = httpx.URL(url)
         if base.scheme not in ("http", "https") or not base.host:
-            raise ValueError(f"upstream must be an http(s) URL with a host, got {settings.url!r}")
+            raise ValueError(f"upstream must be an http(s) URL with a host, got {url!r}")
+        self.url = url
         self._base = base
         self._prefix = base.raw_path.rstrip(b"/").split(b"?", 1)[0]
         # trust_env=False: a proxy in front of a local model server must not pick up
         # HTTP(S)_PROXY or .netrc from the environment it happens to run in.
         self.client = httpx.AsyncClient(
-            timeout=settings.timeout(),
-            limits=settings.limits(),
+            timeout=timeout,
+            limits=limits,
             trust_env=False,
             follow_redirects=False,
             transport=transport,
@@ -299,7 +283,6 @@ def _log_failure(kind: str, scope: Scope, exc: BaseException, started: float) ->
 __all__ = [
     "HOP_BY_HOP",
     "UpstreamProxy",
-    "UpstreamSettings",
     "error_body",
     "send_error",
     "strip_hop_by_hop",
