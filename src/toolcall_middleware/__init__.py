@@ -2,4 +2,20 @@
 
 from __future__ import annotations
 
+from .config import ConfigError, Options
+from .middleware import ToolCallMiddleware
+from .parsers import ParserContext, Tool, ToolCallParser, create_parser, providers
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "Options",
+    "ParserContext",
+    "Tool",
+    "ToolCallMiddleware",
+    "ToolCallParser",
+    "__version__",
+    "create_parser",
+    "providers",
+]

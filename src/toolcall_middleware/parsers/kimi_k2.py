@@ -1,7 +1,7 @@
 """Kimi K2 / K2.5 / K2-Thinking special-token tool calls (``provider="kimi_k2"``).
 
     text <|tool_calls_section_begin|>
-    <|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>
+    <|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>{"cmd": "ls"}<|tool_call_end|>
     <|tool_calls_section_end|> trailing text
 
 Text outside sections is kept verbatim; anything inside a section that is not a call is template

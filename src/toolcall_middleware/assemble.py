@@ -1,0 +1,101 @@
+"""Assembling a stream of ``chat.completion.chunk`` objects into one ``chat.completion``.
+
+The inverse of streaming, done the way OpenAI clients do it: text fields concatenated, tool
+calls accumulated by ``index`` with the first entry's ``id``/``name``. Used by ``toolcall
+replay --summary`` and wherever the complete response is wanted after a stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from .sse import SSEDecoder
+
+_TEXT_FIELDS = ("content", "reasoning", "reasoning_content")
+
+
+class CompletionAccumulator:
+    def __init__(self) -> None:
+        self._meta: dict[str, Any] = {}
+        self._choices: dict[int, dict[str, Any]] = {}
+        self.usage: Any = None
+        self.errors: list[Any] = []
+
+    def add(self, chunk: dict[str, Any]) -> None:
+        if "error" in chunk:
+            self.errors.append(chunk["error"])
+            return
+        for key in ("id", "created", "model", "system_fingerprint"):
+            if key in chunk and key not in self._meta:
+                self._meta[key] = chunk[key]
+        if chunk.get("usage") is not None:
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or ():
+            self._add_choice(choice)
+
+    def _add_choice(self, choice: dict[str, Any]) -> None:
+        index = choice.get("index", 0)
+        state = self._choices.setdefault(
+            index, {"message": {"role": "assistant"}, "calls": {}, "finish_reason": None}
+        )
+        message = state["message"]
+        delta = choice.get("delta") or {}
+        for field in _TEXT_FIELDS:
+            if isinstance(delta.get(field), str):
+                message[field] = message.get(field, "") + delta[field]
+        for entry in delta.get("tool_calls") or ():
+            call = state["calls"].setdefault(
+                entry.get("index"), {"id": None, "type": "function",
+                                     "function": {"name": "", "arguments": ""}}
+            )
+            if entry.get("id"):
+                call["id"] = entry["id"]
+            function = entry.get("function") or {}
+            if function.get("name"):
+                call["function"]["name"] += function["name"]
+            if function.get("arguments"):
+                call["function"]["arguments"] += function["arguments"]
+        if choice.get("finish_reason") is not None:
+            state["finish_reason"] = choice["finish_reason"]
+
+    def completion(self) -> dict[str, Any]:
+        choices = []
+        for index in sorted(self._choices):
+            state = self._choices[index]
+            message = dict(state["message"])
+            message.setdefault("content", None)
+            if state["calls"]:
+                message["tool_calls"] = [state["calls"][i] for i in sorted(state["calls"])]
+            choices.append(
+                {"index": index, "message": message, "finish_reason": state["finish_reason"]}
+            )
+        out: dict[str, Any] = {**self._meta, "object": "chat.completion", "choices": choices}
+        if self.usage is not None:
+            out["usage"] = self.usage
+        if self.errors:
+            out["errors"] = self.errors
+        return out
+
+
+def chunks_from_sse(body: bytes) -> Iterable[dict[str, Any]]:
+    """The JSON objects of an SSE body (``[DONE]``, comments and non-JSON events skipped)."""
+    decoder = SSEDecoder()
+    for event in [*decoder.feed(body), *decoder.close()]:
+        if event.data is None or event.data == b"[DONE]":
+            continue
+        try:
+            value = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def assemble_sse(body: bytes) -> dict[str, Any]:
+    accumulator = CompletionAccumulator()
+    for chunk in chunks_from_sse(body):
+        accumulator.add(chunk)
+    return accumulator.completion()

@@ -1,0 +1,82 @@
+"""Reading a request body once and replaying it; what the rewrite needs to know from it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .asgi import Message, Receive
+from .parsers import ParserContext, Tool
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """The parts of a chat completions request body the rewrite depends on."""
+
+    model: str = ""
+    tools: tuple[Tool, ...] = ()
+    stream: bool = False
+
+    @classmethod
+    def parse(cls, body: bytes) -> ChatRequest:
+        """Lenient: a body that is not a JSON object gives an empty request (no tools)."""
+        try:
+            payload = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return cls()
+        if not isinstance(payload, dict):
+            return cls()
+        model = payload.get("model")
+        return cls(
+            model=model if isinstance(model, str) else "",
+            tools=tools_from_request(payload.get("tools")),
+            stream=payload.get("stream") is True,
+        )
+
+    def parser_context(self) -> ParserContext:
+        return ParserContext(self.tools)
+
+
+def tools_from_request(tools: Any) -> tuple[Tool, ...]:
+    """OpenAI ``tools`` entries (``{"type": "function", "function": {...}}``) as ``Tool``s."""
+    if not isinstance(tools, list):
+        return ()
+    found: list[Tool] = []
+    for entry in tools:
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        if not isinstance(function, Mapping):
+            continue
+        name = function.get("name")
+        parameters = function.get("parameters")
+        if isinstance(name, str) and name:
+            found.append(Tool(name, parameters if isinstance(parameters, Mapping) else {}))
+    return tuple(found)
+
+
+async def read_body(receive: Receive) -> tuple[bytes, Message | None]:
+    """The whole request body, and a disconnect message if the client left while sending it."""
+    parts: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(parts), message
+        parts.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(parts), None
+
+
+def replay_receive(body: bytes, early: Message | None, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app the body already read, then defers to the real one."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+    if early is not None:
+        pending.append(early)
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay

@@ -1,0 +1,120 @@
+"""The SSE path: response body bytes in, repaired body bytes out (sans-I/O).
+
+Events the rewrite leaves alone, comments, keep-alives and ``data: [DONE]`` go out as the exact
+bytes that came in. When a parser holds back a possible marker prefix (a ``<`` at the end of a
+delta) that then turns out to be plain text, the events involved are held and sent as their
+original bytes, so a stream without tool-call markup leaves byte-for-byte as it came.
+Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed. If the
+rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
+a client's stream down.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import orjson
+
+from .rewrite import Chunk, StreamRewriter
+from .sse import SSEDecoder, SSEEvent, encode_event
+
+logger = logging.getLogger("toolcall_middleware")
+
+DONE = b"[DONE]"
+#: Events held at most while held-back text is unresolved; past it the rewritten form is sent.
+MAX_TENTATIVE_EVENTS = 64
+
+
+class SSEStreamRewriter:
+    def __init__(self, rewriter: StreamRewriter) -> None:
+        self.rewriter = rewriter
+        self._decoder = SSEDecoder()
+        self._failed = False
+        self._done = False
+        # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
+        self._tentative: list[tuple[bytes, bytes]] = []
+
+    @property
+    def failed(self) -> bool:
+        return self._failed
+
+    def feed(self, body: bytes) -> bytes:
+        if self._failed:
+            return body
+        events = self._decoder.feed(body)
+        return b"".join([self._event(e) for e in events]) if events else b""
+
+    def close(self) -> bytes:
+        """End of the response body: the unterminated tail and anything still held."""
+        if self._failed:
+            return b""
+        out = [self._event(e) for e in self._decoder.close()]
+        if not self._done and not self._failed:
+            out.append(self._finish())
+        out.append(self._release(original=True))
+        return b"".join(out)
+
+    def _event(self, event: SSEEvent) -> bytes:
+        if self._failed:
+            return event.raw
+        data = event.data
+        if data is None or not data.startswith(b"{"):
+            if data == DONE:
+                self._done = True
+                return self._finish() + event.raw
+            return self._settle(event.raw, event.raw, text_only=True)
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return self._settle(event.raw, event.raw, text_only=True)
+        if not isinstance(chunk, dict):
+            return self._settle(event.raw, event.raw, text_only=True)
+        was_lagging = not self._tentative and self.rewriter.lagging
+        try:
+            chunks = self.rewriter.chunk(chunk)
+        except Exception:
+            return self._fail(event.raw)
+        if chunks is None and not self._tentative:
+            return event.raw
+        rewritten = event.raw if chunks is None else self._encode(chunks, event.fields)
+        return self._settle(event.raw, rewritten, self.rewriter.text_only and not was_lagging)
+
+    def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
+        """Send, hold or release: originals when held-back text turned out to be just text."""
+        if not text_only:
+            return self._release(original=False) + rewritten
+        if not self._tentative and original is rewritten:
+            return original
+        self._tentative.append((original, rewritten))
+        if not self.rewriter.lagging:
+            return self._release(original=True)
+        if len(self._tentative) > MAX_TENTATIVE_EVENTS:
+            return self._release(original=False)
+        return b""
+
+    def _release(self, original: bool) -> bytes:
+        held, self._tentative = self._tentative, []
+        return b"".join([o if original else r for o, r in held])
+
+    def _finish(self) -> bytes:
+        try:
+            chunks = self.rewriter.finish()
+        except Exception:
+            return self._fail(b"")
+        if self.rewriter.text_only and not self.rewriter.lagging and self._tentative:
+            return self._release(original=True)
+        return self._release(original=False) + self._encode(chunks, ())
+
+    def _fail(self, raw: bytes) -> bytes:
+        logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
+        self._failed = True
+        return self._release(original=True) + raw
+
+    def _encode(self, chunks: list[Chunk], fields: tuple[bytes, ...]) -> bytes:
+        newline = self._decoder.newline
+        # Comments stay once, on the first event; other fields (event:, id:) go on each.
+        rest = tuple(f for f in fields if not f.startswith(b":"))
+        return b"".join(
+            encode_event(orjson.dumps(chunk), fields if i == 0 else rest, newline)
+            for i, chunk in enumerate(chunks)
+        )
