@@ -1,8 +1,9 @@
 """Reverse proxy to an OpenAI-compatible server: every path and method, streamed both ways.
 
 ``UpstreamProxy`` is a pure ASGI app that forwards each HTTP request to the upstream with one
-shared ``httpx.AsyncClient`` and streams the response back byte for byte. It does not know about
-tool calls: ``create_proxy_app`` (in ``serve.py``) wraps it in ``ToolCallMiddleware``.
+shared ``httpx.AsyncClient`` and streams the response back byte for byte. It knows nothing of
+tool calls: ``create_proxy_app`` wraps it in ``ToolCallMiddleware`` (which acts on chat
+completions only) behind the proxy's own front (``front.py``: /healthz, access log, lifespan).
 
 Streaming rules that matter for model servers:
 - the upstream is asked for ``Accept-Encoding: identity`` so SSE bytes arrive unencoded;
@@ -16,15 +17,20 @@ Streaming rules that matter for model servers:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import anyio
 import httpx
 import orjson
-from starlette.types import Receive, Scope, Send
+
+from .asgi import ASGIApp, Receive, Scope, Send
+from .config import Options, ServeConfig
+from .front import ProxyFront, operational_routes
+from .middleware import ToolCallMiddleware
 
 log = logging.getLogger("toolcall_middleware.proxy")
 
@@ -277,12 +283,65 @@ def _log_failure(kind: str, scope: Scope, exc: BaseException, started: float) ->
         "error": _describe(exc),
         "after_ms": round((time.perf_counter() - started) * 1000, 1),
     }
-    log.warning(orjson.dumps(record).decode())
+    log.warning(kind, extra={"fields": record})
+
+
+def create_proxy_app(
+    config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
+) -> ProxyFront:
+    """The ``toolcall serve`` app: ``ProxyFront(ToolCallMiddleware(upstream proxy))``.
+
+    With no upstream configured, the bundled replay app stands in for a model server.
+    """
+    s = config.settings
+    closers: list[Callable[[], Awaitable[None]]] = []
+    inner: ASGIApp
+    if s.upstream is None:
+        inner = bundled_upstream()
+    else:
+        upstream = UpstreamProxy(
+            s.upstream,
+            timeout=httpx.Timeout(
+                connect=s.connect_timeout,
+                read=s.read_timeout,
+                write=s.write_timeout,
+                pool=s.pool_timeout,
+            ),
+            limits=httpx.Limits(
+                max_connections=s.max_connections,
+                max_keepalive_connections=s.max_keepalive_connections,
+                keepalive_expiry=s.keepalive_expiry,
+            ),
+            transport=transport,
+        )
+        closers.append(upstream.aclose)
+        inner = upstream
+    app = ToolCallMiddleware(inner, **middleware_kwargs(config.options))
+    return ProxyFront(
+        app,
+        routes=operational_routes(config.options),
+        on_shutdown=closers,
+        log_access=s.access_log,
+    )
+
+
+def middleware_kwargs(options: Options) -> dict[str, Any]:
+    """Every option explicitly, so the middleware's own env lookup cannot reorder precedence."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+def bundled_upstream() -> ASGIApp:
+    """The replay app of the bundled recordings, standing in for a model server."""
+    from .replay import Recording, find_recording, recording_app
+
+    app: ASGIApp = recording_app(Recording.load(find_recording(None)))
+    return app
 
 
 __all__ = [
     "HOP_BY_HOP",
     "UpstreamProxy",
+    "create_proxy_app",
     "error_body",
     "send_error",
     "strip_hop_by_hop",
