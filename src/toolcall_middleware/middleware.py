@@ -50,23 +50,32 @@ class ToolCallMiddleware:
         body, early = await read_body(receive)
         receive = replay_receive(body, early, receive)
         request = ChatRequest.parse(body)
+        info = scope.get("toolcall")  # a dict from `toolcall serve` (front.py): its access log
+        if isinstance(info, dict):
+            info["model"] = request.model
         if not request.tools and not self.options.rewrite_without_tools:
             await self.app(scope, receive, send)
             return
         provider = resolve_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
+        if isinstance(info, dict):
+            info["provider"] = provider
         responder = Responder(send, lambda: StreamRewriter(self._parser_factory(provider, request),
                                                            _id_factory(provider)),
                               lambda message: self._rewrite_completion(message, provider, request))
-        await self.app(scope, receive, responder.send)
+        try:
+            await self.app(scope, receive, responder.send)
+        finally:
+            if isinstance(info, dict):
+                info["tool_calls"] = responder.tool_calls
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
         context = request.parser_context()
         return lambda: create_parser(provider, context)
 
-    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> bool:
-        """Rewrite a non-streaming ``chat.completion`` in place; True if anything changed."""
+    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> int:
+        """Rewrite a non-streaming ``chat.completion`` in place; the number of calls found."""
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not isinstance(choices, list):
             return False
@@ -81,7 +90,7 @@ class ToolCallMiddleware:
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
             found += calls
-        return found > 0
+        return found
 
 
 def _id_factory(provider: str) -> IdFactory:
@@ -95,7 +104,7 @@ class Responder:
         self,
         send: Send,
         new_stream: Callable[[], StreamRewriter],
-        rewrite_completion: Callable[[Any], bool],
+        rewrite_completion: Callable[[Any], int],
     ) -> None:
         self._send = send
         self._new_stream = new_stream
@@ -104,6 +113,12 @@ class Responder:
         self._stream: SSEStreamRewriter | None = None
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
+        self._json_calls = 0
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls emitted so far in this response."""
+        return self._stream.rewriter.tool_call_count if self._stream else self._json_calls
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -157,7 +172,8 @@ class Responder:
         start = self._start
         try:
             completion = orjson.loads(body)
-            if self._rewrite_completion(completion):
+            self._json_calls = self._rewrite_completion(completion)
+            if self._json_calls:
                 body = orjson.dumps(completion)
                 headers = _without(start.get("headers", []), b"content-length")
                 headers.append((b"content-length", str(len(body)).encode()))
