@@ -7,9 +7,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from toolcall_middleware.config import load_serve_config
+from toolcall_middleware.proxy import create_proxy_app
 
 
 @contextmanager
@@ -49,3 +53,11 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+@contextmanager
+def start_proxy(upstream_url: str | None, **settings: Any) -> Iterator[str]:
+    """``toolcall serve``'s app on a free port, configured as the CLI would (no env)."""
+    config = load_serve_config({"upstream": upstream_url, **settings}, env={})
+    with serve_in_thread(create_proxy_app(config)) as url:
+        yield url
