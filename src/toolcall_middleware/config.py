@@ -185,6 +185,15 @@ def load_serve_config(
     cli = {k: v for k, v in (cli or {}).items() if v is not None}
     path = config_file or env.get("TOOLCALL_CONFIG") or None
     from_file = _read_toml(path) if path else {}
+    fields = {f.name: f for cls in (ServeSettings, Options) for f in dataclasses.fields(cls)}
+    unknown = sorted(set(from_file) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}"
+        )
+    # Every value in the file is checked, also one a flag or variable overrides: a typo in
+    # the file should not lie in wait until the override is removed.
+    from_file = {k: _check_file_value(k, v, _default_of(fields[k])) for k, v in from_file.items()}
     layers: dict[str, dict[str, Any]] = {}
     for cls in (ServeSettings, Options):
         values: dict[str, Any] = {}
@@ -196,13 +205,8 @@ def load_serve_config(
                 # ``None`` defaults (upstream) are plain strings in the environment.
                 values[f.name] = _parse_env(f.name, raw, "" if default is None else default)
             elif f.name in from_file:
-                values[f.name] = _check_file_value(f.name, from_file.pop(f.name), default)
+                values[f.name] = from_file[f.name]
         layers[cls.__name__] = values
-    if from_file:
-        known = sorted(f.name for c in (ServeSettings, Options) for f in dataclasses.fields(c))
-        raise ConfigError(
-            f"{path}: unknown option(s) {', '.join(sorted(from_file))}; known: {', '.join(known)}"
-        )
     opts = layers["Options"]
     if "paths" in opts:
         opts["paths"] = tuple(opts["paths"])
