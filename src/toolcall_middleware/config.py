@@ -137,6 +137,8 @@ class ServeSettings:
     #: One JSON line per request on the ``toolcall_middleware.access`` logger.
     access_log: bool = True
     log_level: str = "info"
+    #: Seconds between events of the bundled replay (no upstream): streams like a model would.
+    replay_pace: float = 0.02
 
     def __post_init__(self) -> None:
         if self.upstream is not None:
@@ -156,6 +158,8 @@ class ServeSettings:
         ):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be a positive number of seconds")
+        if self.replay_pace < 0:
+            raise ConfigError("replay_pace must be zero or a positive number of seconds")
         if self.max_connections < 1 or self.max_keepalive_connections < 0:
             raise ConfigError("max_connections must be >= 1 and max_keepalive_connections >= 0")
         if self.log_level.lower() not in ("critical", "error", "warning", "info", "debug"):

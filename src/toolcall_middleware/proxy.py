@@ -297,7 +297,7 @@ def create_proxy_app(
     closers: list[Callable[[], Awaitable[None]]] = []
     inner: ASGIApp
     if s.upstream is None:
-        inner = bundled_upstream()
+        inner = bundled_upstream(s.replay_pace)
     else:
         upstream = UpstreamProxy(
             s.upstream,
@@ -330,11 +330,11 @@ def middleware_kwargs(options: Options) -> dict[str, Any]:
     return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
 
 
-def bundled_upstream() -> ASGIApp:
+def bundled_upstream(pace: float) -> ASGIApp:
     """The replay app of the bundled recordings, standing in for a model server."""
-    from .replay import Recording, find_recording, recording_app
+    from .replay import replay_app
 
-    app: ASGIApp = recording_app(Recording.load(find_recording(None)))
+    app: ASGIApp = replay_app(pace=pace)
     return app
 
 

@@ -88,6 +88,8 @@ def test_serve_with_no_upstream_repairs_the_bundled_recording() -> None:
         access = [orjson.loads(line) for line in log.read_text().splitlines()
                   if '"toolcall_middleware.access"' in line]
         assert access[-1]["tool_calls"] == 2
+        models = httpx.get(url + "/v1/models", timeout=10).json()["data"]
+        assert "kimi_k2-reasoning-two-calls" in [m["id"] for m in models]
 
 
 def test_serve_flags_and_env_reach_the_proxy(upstream: FakeUpstream) -> None:
