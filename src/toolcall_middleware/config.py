@@ -133,7 +133,9 @@ class ServeSettings:
     #: Upstream connection pool: at least the number of concurrent streams you expect.
     max_connections: int = 1000
     max_keepalive_connections: int = 100
-    keepalive_expiry: float = 30.0
+    #: Seconds an idle upstream connection is kept: below the upstream's own idle timeout
+    #: (uvicorn and vLLM: 5 s), or a reused connection may be closing as a request is sent.
+    keepalive_expiry: float = 4.0
     #: One JSON line per request on the ``toolcall_middleware.access`` logger.
     access_log: bool = True
     log_level: str = "info"
