@@ -70,13 +70,19 @@ def upstream_app(events: int, pace: float) -> Any:
                 "headers": [(b"content-type", b"text/event-stream")],
             }
         )
-        await send({"type": "http.response.body", "body": chunk({"role": "assistant",
-                    "content": ""}), "more_body": True})
+        await send(
+            {
+                "type": "http.response.body",
+                "body": chunk({"role": "assistant", "content": ""}),
+                "more_body": True,
+            }
+        )
         for _ in range(events):
             await asyncio.sleep(pace)
             text = f"t={time.monotonic_ns()} "  # CLOCK_MONOTONIC: comparable across processes
-            await send({"type": "http.response.body", "body": chunk({"content": text}),
-                        "more_body": True})
+            await send(
+                {"type": "http.response.body", "body": chunk({"content": text}), "more_body": True}
+            )
         tail = chunk({"content": SECTION}) + chunk({}, "stop") + b"data: [DONE]\n\n"
         await send({"type": "http.response.body", "body": tail, "more_body": False})
 
@@ -86,8 +92,14 @@ def upstream_app(events: int, pace: float) -> Any:
 def serve_upstream(port: int, events: int, pace: float) -> None:
     import uvicorn
 
-    uvicorn.run(upstream_app(events, pace), host="127.0.0.1", port=port, log_level="warning",
-                access_log=False, backlog=4096)
+    uvicorn.run(
+        upstream_app(events, pace),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        backlog=4096,
+    )
 
 
 # --- clients ---------------------------------------------------------------------------------
@@ -109,13 +121,18 @@ class Phase:
         return data[min(len(data) - 1, int(q * len(data)))] if data else float("nan")
 
 
-async def one_stream(client: httpx.AsyncClient, url: str, delay: float, phase: Phase,
-                     check_repair: bool) -> None:
+async def one_stream(
+    client: httpx.AsyncClient, url: str, delay: float, phase: Phase, check_repair: bool
+) -> None:
     # Starts spread over the ramp: real streams are not phase-locked, and 200 connection
     # set-ups in one instant would measure the client's own backlog, not the proxy.
     await asyncio.sleep(delay)
-    body = {"model": "moonshotai/Kimi-K2-Instruct", "stream": True, "tools": TOOLS,
-            "messages": [{"role": "user", "content": "list files"}]}
+    body = {
+        "model": "moonshotai/Kimi-K2-Instruct",
+        "stream": True,
+        "tools": TOOLS,
+        "messages": [{"role": "user", "content": "list files"}],
+    }
     tail = b""
     try:
         async with client.stream("POST", url + "/v1/chat/completions", json=body) as response:
@@ -141,15 +158,21 @@ async def one_stream(client: httpx.AsyncClient, url: str, delay: float, phase: P
         phase.errors.append("tool call not repaired")
 
 
-async def run_phase(name: str, url: str, clients: int, ramp: float, timeout: float,
-                    check_repair: bool) -> Phase:
+async def run_phase(
+    name: str, url: str, clients: int, ramp: float, timeout: float, check_repair: bool
+) -> Phase:
     phase = Phase(name)
     limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
-    async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(30.0), trust_env=False,
-                                 headers={"accept-encoding": "identity"}) as client:
+    async with httpx.AsyncClient(
+        limits=limits,
+        timeout=httpx.Timeout(30.0),
+        trust_env=False,
+        headers={"accept-encoding": "identity"},
+    ) as client:
         started = time.monotonic()
-        tasks = [one_stream(client, url, ramp * i / clients, phase, check_repair)
-                 for i in range(clients)]
+        tasks = [
+            one_stream(client, url, ramp * i / clients, phase, check_repair) for i in range(clients)
+        ]
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout)
         except asyncio.TimeoutError:
@@ -203,18 +226,25 @@ async def sample_rss(pid: int, peak: list[float], stop: asyncio.Event) -> None:
 
 def report(direct: Phase, proxied: list[Phase]) -> None:
     def row(p: Phase) -> str:
-        return (f"{p.name:<14} {p.peak_streams:>4} open {p.events:>6} events {p.seconds:5.2f} s "
-                f"{p.events / p.seconds if p.seconds else 0:8.0f} ev/s  "
-                f"p50 {p.pct(0.50):6.2f} ms  p99 {p.pct(0.99):6.2f} ms  errors {len(p.errors)}"
-                + (f"  proxy CPU {p.cpu:.2f} s ({p.cpu / p.events * 1e6:.0f} us/event)"
-                   if p.cpu and p.events else ""))
+        return (
+            f"{p.name:<14} {p.peak_streams:>4} open {p.events:>6} events {p.seconds:5.2f} s "
+            f"{p.events / p.seconds if p.seconds else 0:8.0f} ev/s  "
+            f"p50 {p.pct(0.50):6.2f} ms  p99 {p.pct(0.99):6.2f} ms  errors {len(p.errors)}"
+            + (
+                f"  proxy CPU {p.cpu:.2f} s ({p.cpu / p.events * 1e6:.0f} us/event)"
+                if p.cpu and p.events
+                else ""
+            )
+        )
 
     print(row(direct))
     for p in proxied:
         print(row(p))
     for p in proxied:
-        print(f"added latency per event ({p.name}): p50 {p.pct(0.50) - direct.pct(0.50):+.2f} ms"
-              f", p99 {p.pct(0.99) - direct.pct(0.99):+.2f} ms")
+        print(
+            f"added latency per event ({p.name}): p50 {p.pct(0.50) - direct.pct(0.50):+.2f} ms"
+            f", p99 {p.pct(0.99) - direct.pct(0.99):+.2f} ms"
+        )
     for p in (direct, *proxied):
         for error in sorted(set(p.errors))[:5]:
             print(f"  {p.name} error: {error} (x{p.errors.count(error)})")
@@ -225,8 +255,12 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=200, help="concurrent streams (200)")
     parser.add_argument("--events", type=int, default=60, help="timed events per stream (60)")
     parser.add_argument("--pace", type=float, default=0.05, help="seconds between events (0.05)")
-    parser.add_argument("--ramp", type=float, default=1.0,
-                        help="seconds over which the stream starts are spread (1.0)")
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1.0,
+        help="seconds over which the stream starts are spread (1.0)",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="rounds through the proxy (2)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per phase (120)")
     parser.add_argument("--serve-upstream", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -239,23 +273,46 @@ def main() -> int:
     up_url, proxy_url = f"http://127.0.0.1:{up_port}", f"http://127.0.0.1:{proxy_port}"
     env = {**os.environ, "TOOLCALL_ACCESS_LOG": "false", "TOOLCALL_LOG_LEVEL": "warning"}
     upstream = subprocess.Popen(
-        [sys.executable, __file__, "--serve-upstream", str(up_port), "--events",
-         str(args.events), "--pace", str(args.pace)])
+        [
+            sys.executable,
+            __file__,
+            "--serve-upstream",
+            str(up_port),
+            "--events",
+            str(args.events),
+            "--pace",
+            str(args.pace),
+        ]
+    )
     proxy = subprocess.Popen(
-        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--upstream", up_url,
-         "--port", str(proxy_port)], env=env)
+        [
+            sys.executable,
+            "-m",
+            "toolcall_middleware.cli",
+            "serve",
+            "--upstream",
+            up_url,
+            "--port",
+            str(proxy_port),
+        ],
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 30
         wait_ready(up_url + "/", upstream, deadline)
         wait_ready(proxy_url + "/healthz", proxy, deadline)
-        print(f"{args.clients} clients x {args.events} events every {args.pace * 1000:.0f} ms; "
-              f"proxy pid {proxy.pid}", flush=True)
+        print(
+            f"{args.clients} clients x {args.events} events every {args.pace * 1000:.0f} ms; "
+            f"proxy pid {proxy.pid}",
+            flush=True,
+        )
         # Warm-up: imports, pools and allocator arenas settle before the baseline is read.
         asyncio.run(run_phase("warm-up", proxy_url, 20, args.ramp, args.timeout, True))
         time.sleep(1)
         baseline = rss_mib(proxy.pid)
-        direct = asyncio.run(run_phase("direct", up_url, args.clients, args.ramp, args.timeout,
-                                       False))
+        direct = asyncio.run(
+            run_phase("direct", up_url, args.clients, args.ramp, args.timeout, False)
+        )
         rounds: list[Phase] = []
         memory: list[tuple[float, float]] = []
         for n in range(args.rounds):
@@ -264,8 +321,9 @@ def main() -> int:
             async def measured(n: int = n, peak: list[float] = peak) -> Phase:
                 stop = asyncio.Event()
                 sampler = asyncio.create_task(sample_rss(proxy.pid, peak, stop))
-                phase = await run_phase(f"proxy round {n + 1}", proxy_url, args.clients,
-                                        args.ramp, args.timeout, True)
+                phase = await run_phase(
+                    f"proxy round {n + 1}", proxy_url, args.clients, args.ramp, args.timeout, True
+                )
                 stop.set()
                 await sampler
                 return phase
@@ -279,8 +337,10 @@ def main() -> int:
         report(direct, rounds)
         print(f"proxy RSS: baseline {baseline:.1f} MiB", end="")
         for n, (peak_mib, after) in enumerate(memory, 1):
-            print(f"; round {n} peak {peak_mib:.1f}, after {after:.1f} "
-                  f"({after - baseline:+.1f})", end="")
+            print(
+                f"; round {n} peak {peak_mib:.1f}, after {after:.1f} ({after - baseline:+.1f})",
+                end="",
+            )
         print(" MiB")
         errors = len(direct.errors) + sum(len(p.errors) for p in rounds)
         return 1 if errors else 0

@@ -78,8 +78,12 @@ class FakeUpstream:
         if path.endswith("/chat/completions"):
             await self._chat(scope, send)
         elif path == "/v1/models":
-            await self._json(send, 200, {"object": "list", "data": [{"id": MODEL,
-                             "object": "model"}]}, [(b"x-upstream", b"models")])
+            await self._json(
+                send,
+                200,
+                {"object": "list", "data": [{"id": MODEL, "object": "model"}]},
+                [(b"x-upstream", b"models")],
+            )
         elif path == "/health":
             await send({"type": "http.response.start", "status": 200, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -92,22 +96,44 @@ class FakeUpstream:
                 return  # the proxy gave up: nothing to answer
             await self._json(send, 200, {"slow": True})
         elif path == "/rate-limited":
-            headers = [(b"retry-after", b"7"), (b"x-request-id", b"req-42"),
-                       (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")]
-            error = {"error": {"message": "slow down", "type": "rate_limit_error",
-                               "code": "rate_limited"}}
+            headers = [
+                (b"retry-after", b"7"),
+                (b"x-request-id", b"req-42"),
+                (b"set-cookie", b"a=1"),
+                (b"set-cookie", b"b=2"),
+            ]
+            error = {
+                "error": {
+                    "message": "slow down",
+                    "type": "rate_limit_error",
+                    "code": "rate_limited",
+                }
+            }
             await self._json(send, 429, error, headers)
         elif path == "/endless":
             await self._endless(receive, send)
         else:
-            await self._json(send, 404, {"error": {"message": "no such path",
-                             "type": "invalid_request_error", "code": None}})
+            await self._json(
+                send,
+                404,
+                {
+                    "error": {
+                        "message": "no such path",
+                        "type": "invalid_request_error",
+                        "code": None,
+                    }
+                },
+            )
 
-    async def _json(self, send: Send, status: int, obj: Any,
-                    extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    async def _json(
+        self, send: Send, status: int, obj: Any, extra: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
         data = orjson.dumps(obj)
-        headers = [(b"content-type", b"application/json"),
-                   (b"content-length", str(len(data)).encode()), *(extra or [])]
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+            *(extra or []),
+        ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": data})
 
@@ -117,14 +143,24 @@ class FakeUpstream:
 
     async def _endless(self, receive: Receive, send: Send) -> None:
         """Stream until the client (the proxy) goes away, and note when that was seen."""
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
 
         async def produce() -> None:
             n = 0
             while True:
-                await send({"type": "http.response.body", "more_body": True,
-                            "body": chunk({"content": f"token {n} "})})
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "more_body": True,
+                        "body": chunk({"content": f"token {n} "}),
+                    }
+                )
                 n += 1
                 await anyio.sleep(0.02)
 

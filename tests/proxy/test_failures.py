@@ -63,8 +63,7 @@ def dying_upstream(first: bytes) -> Iterator[str]:
             conn.recv(65536)
             conn.sendall(
                 b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                b"transfer-encoding: chunked\r\n\r\n"
-                + b"%x\r\n%s\r\n" % (len(first), first)
+                b"transfer-encoding: chunked\r\n\r\n" + b"%x\r\n%s\r\n" % (len(first), first)
             )
             time.sleep(0.1)
 

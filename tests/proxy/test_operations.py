@@ -78,15 +78,20 @@ def toolcall_serve(*args: str, env: dict[str, str] | None = None) -> Iterator[tu
 def test_serve_with_no_upstream_repairs_the_bundled_recording() -> None:
     with toolcall_serve() as (url, log):
         body = httpx.post(url + "/v1/chat/completions", json=REQUEST, timeout=10).content
-        events = [orjson.loads(line[6:]) for line in body.split(b"\n")
-                  if line.startswith(b"data: {")]
-        calls = [c for e in events for ch in e["choices"]
-                 for c in ch["delta"].get("tool_calls", [])]
+        events = [
+            orjson.loads(line[6:]) for line in body.split(b"\n") if line.startswith(b"data: {")
+        ]
+        calls = [
+            c for e in events for ch in e["choices"] for c in ch["delta"].get("tool_calls", [])
+        ]
         assert [c["function"]["name"] for c in calls if "id" in c] == ["bash", "bash"]
         assert b"<|tool_call" not in body
         time.sleep(0.2)
-        access = [orjson.loads(line) for line in log.read_text().splitlines()
-                  if '"toolcall_middleware.access"' in line]
+        access = [
+            orjson.loads(line)
+            for line in log.read_text().splitlines()
+            if '"toolcall_middleware.access"' in line
+        ]
         assert access[-1]["tool_calls"] == 2
         models = httpx.get(url + "/v1/models", timeout=10).json()["data"]
         assert "kimi_k2-reasoning-two-calls" in [m["id"] for m in models]

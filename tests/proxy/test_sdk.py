@@ -48,12 +48,15 @@ def test_stream_helper_assembles_the_recorded_tool_calls(proxy: str, name: str) 
     req = rec.request
 
     async def run() -> Any:
-        async with client(proxy) as sdk, sdk.chat.completions.stream(
-            model=req["model"],
-            messages=req["messages"],
-            tools=req["tools"],
-            extra_headers={"x-recording": name},
-        ) as stream:
+        async with (
+            client(proxy) as sdk,
+            sdk.chat.completions.stream(
+                model=req["model"],
+                messages=req["messages"],
+                tools=req["tools"],
+                extra_headers={"x-recording": name},
+            ) as stream,
+        ):
             async for _ in stream:
                 pass
             # The snapshot, not get_final_completion(): that one raises on finish_reason length.
@@ -100,7 +103,10 @@ def test_upstream_error_reaches_the_sdk_as_its_own_error(proxy: str) -> None:
     async def run() -> None:
         async with client(proxy) as sdk:
             await sdk.chat.completions.create(
-                model=req["model"], messages=req["messages"], tools=req["tools"], stream=True,
+                model=req["model"],
+                messages=req["messages"],
+                tools=req["tools"],
+                stream=True,
                 extra_headers={"x-recording": "kimi_k2-upstream-error"},
             )
 

@@ -53,11 +53,14 @@ def build_vllm_like_app(middleware: list[str]) -> FastAPI:
 def stream_once(base: str) -> Any:
     async def run() -> Any:
         sdk = openai.AsyncOpenAI(base_url=base + "/v1", api_key="x", max_retries=0)
-        async with sdk, sdk.chat.completions.stream(
-            model=MODEL,
-            messages=RECORDING.request["messages"],
-            tools=RECORDING.request["tools"],
-        ) as stream:
+        async with (
+            sdk,
+            sdk.chat.completions.stream(
+                model=MODEL,
+                messages=RECORDING.request["messages"],
+                tools=RECORDING.request["tools"],
+            ) as stream,
+        ):
             async for _ in stream:
                 pass
             return stream.current_completion_snapshot.choices[0]
