@@ -262,6 +262,9 @@ def main() -> int:
         help="seconds over which the stream starts are spread (1.0)",
     )
     parser.add_argument("--rounds", type=int, default=2, help="rounds through the proxy (2)")
+    parser.add_argument(
+        "--settle", type=float, default=5.0, help="idle seconds before reading memory (5)"
+    )
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per phase (120)")
     parser.add_argument("--serve-upstream", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -306,9 +309,13 @@ def main() -> int:
             f"proxy pid {proxy.pid}",
             flush=True,
         )
-        # Warm-up: imports, pools and allocator arenas settle before the baseline is read.
-        asyncio.run(run_phase("warm-up", proxy_url, 20, args.ramp, args.timeout, True))
-        time.sleep(1)
+        idle = rss_mib(proxy.pid)
+        # Warm-up at full concurrency: the allocator reaches the high-water mark that 200
+        # streams need (CPython keeps those arenas); a leak shows as growth past it afterwards.
+        warm = asyncio.run(
+            run_phase("warm-up", proxy_url, args.clients, args.ramp, args.timeout, True)
+        )
+        time.sleep(args.settle)
         baseline = rss_mib(proxy.pid)
         direct = asyncio.run(
             run_phase("direct", up_url, args.clients, args.ramp, args.timeout, False)
@@ -332,17 +339,17 @@ def main() -> int:
             rounds.append(asyncio.run(measured()))
             rounds[-1].cpu = cpu_seconds(proxy.pid) - cpu
             print(f"  {rounds[-1].name} done", flush=True)
-            time.sleep(2)  # let closed connections and finished streams be released
+            time.sleep(args.settle)  # idle pooled connections expire, finished streams go
             memory.append((peak[0], rss_mib(proxy.pid)))
         report(direct, rounds)
-        print(f"proxy RSS: baseline {baseline:.1f} MiB", end="")
+        print(f"proxy RSS: idle {idle:.1f} MiB, after warm-up (baseline) {baseline:.1f}", end="")
         for n, (peak_mib, after) in enumerate(memory, 1):
             print(
                 f"; round {n} peak {peak_mib:.1f}, after {after:.1f} ({after - baseline:+.1f})",
                 end="",
             )
         print(" MiB")
-        errors = len(direct.errors) + sum(len(p.errors) for p in rounds)
+        errors = len(warm.errors) + len(direct.errors) + sum(len(p.errors) for p in rounds)
         return 1 if errors else 0
     finally:
         for proc in (proxy, upstream):
