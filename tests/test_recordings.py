@@ -11,7 +11,7 @@ import pytest
 
 from helpers import message_of, recordings, sdk_client
 from toolcall_middleware import ToolCallMiddleware
-from toolcall_middleware.assemble import assemble_sse
+from toolcall_middleware.assemble import assemble_sse, chunks_from_sse
 from toolcall_middleware.replay import Recording, recording_app, request_body, run_app
 
 MARKERS = ("<|tool_call", "<tool_call>", "</tool_call>", "<function=", "<｜tool", "[TOOL_CALLS]",
@@ -113,3 +113,19 @@ async def test_reasoning_and_reasoning_content_both_keep_the_text() -> None:
     message = message_of(assemble_sse(body))
     assert message["reasoning"] == message["reasoning_content"]
     assert message["reasoning"].startswith("The user wants to find the asm headers.")
+
+
+@pytest.mark.anyio
+async def test_a_200_kb_argument_flows_in_pieces() -> None:
+    recording = Recording.load(recordings("kimi_k2-long-write")[0])
+    _, body = await replay(recording)
+    pieces = [
+        entry["function"]["arguments"]
+        for chunk in chunks_from_sse(body)
+        for choice in chunk["choices"]
+        for entry in choice["delta"].get("tool_calls", ())
+        if "id" not in entry
+    ]
+    assert len(pieces) > 1000  # one piece per upstream delta, none held until the end
+    assert max(map(len, pieces)) <= 200  # a delta, plus whitespace held from the one before
+    assert len("".join(pieces)) > 200_000

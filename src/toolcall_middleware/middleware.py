@@ -18,7 +18,7 @@ from .asgi import ASGIApp, Message, Receive, Scope, Send
 from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
 from .detect import resolve_provider
-from .parsers import create_parser
+from .parsers import create_parser, parser_triggers
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
 from .stream import SSEStreamRewriter
@@ -61,9 +61,14 @@ class ToolCallMiddleware:
         )
         if isinstance(info, dict):
             info["provider"] = provider
-        responder = Responder(send, lambda: StreamRewriter(self._parser_factory(provider, request),
-                                                           _id_factory(provider)),
-                              lambda message: self._rewrite_completion(message, provider, request))
+        responder = Responder(
+            send,
+            lambda: SSEStreamRewriter(
+                StreamRewriter(self._parser_factory(provider, request), _id_factory(provider)),
+                parser_triggers(provider),
+            ),
+            lambda message: self._rewrite_completion(message, provider, request),
+        )
         try:
             await self.app(scope, receive, responder.send)
         finally:
@@ -103,7 +108,7 @@ class Responder:
     def __init__(
         self,
         send: Send,
-        new_stream: Callable[[], StreamRewriter],
+        new_stream: Callable[[], SSEStreamRewriter],
         rewrite_completion: Callable[[Any], int],
     ) -> None:
         self._send = send
@@ -122,6 +127,18 @@ class Responder:
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
+        stream = self._stream
+        if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
+            body = message.get("body", b"")
+            more = message.get("more_body", False)
+            out = stream.feed(body)
+            if not more:
+                out += stream.close()
+            if out is body:
+                await self._send(message)  # nothing changed: the upstream's own message
+            elif out or not more:
+                await self._send({"type": "http.response.body", "body": out, "more_body": more})
+            return
         if kind == "http.response.start":
             await self._on_start(message)
         elif kind == "http.response.body" and self._mode != "pass":
@@ -143,7 +160,7 @@ class Responder:
             self._mode = "pass"
         elif content_type == b"text/event-stream":
             self._mode = "sse"
-            self._stream = SSEStreamRewriter(self._new_stream())
+            self._stream = self._new_stream()
             message = {**message, "headers": _without(headers, b"content-length")}
         elif content_type == b"application/json":
             self._mode = "json"
@@ -152,19 +169,10 @@ class Responder:
         await self._send(message)
 
     async def _on_body(self, message: Message) -> None:
-        body = message.get("body", b"")
-        more = message.get("more_body", False)
-        if self._mode == "json":
-            self._json_parts.append(body)
-            if not more:
-                await self._send_json()
-            return
-        assert self._stream is not None
-        out = self._stream.feed(body)
-        if not more:
-            out += self._stream.close()
-        if out or not more:
-            await self._send({"type": "http.response.body", "body": out, "more_body": more})
+        """A JSON response body: collected, rewritten as a whole at its end."""
+        self._json_parts.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            await self._send_json()
 
     async def _send_json(self) -> None:
         assert self._start is not None

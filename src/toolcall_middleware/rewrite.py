@@ -74,27 +74,69 @@ class ChoiceRewriter:
         self.parser = parser
         self.calls = ToolCallAssembler(new_id)
         self.finished = False
-        #: Characters of model text the parser holds back (a possible marker prefix). While
-        #: nothing but text has come out, lag 0 means the output text equals the input text.
+        #: Characters of model text the parser holds back (a possible marker prefix), counted
+        #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
+        #: parser echoes its text again. Lag 0: the output text equals the input text.
         self.lag = 0
         #: The last rewrite changed nothing but where text was cut (no markup, no calls).
         self.text_only = True
+        #: The parser gave back exactly the last text it was fed: it sits in plain text with
+        #: nothing held (see ``ToolCallParser.TRIGGERS``).
+        self.idle = True
         self._last_fields: tuple[str, ...] = _CONTENT
 
     def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """The output choices for one input choice, or ``None`` when it is unchanged."""
+        """The output choices for one input choice, or ``None`` when it is unchanged.
+
+        May reuse ``choice`` itself (with a new delta) as the output.
+        """
         delta = choice.get("delta")
-        if not isinstance(delta, dict):
+        if type(delta) is not dict:
             delta = {}
         finish_reason = choice.get("finish_reason")
-        builder = _DeltaBuilder(self.calls)
-        unchanged = text_only = True
-        for fields in _text_channels(delta):
+        channels = _text_channels(delta)
+        if finish_reason is None and len(channels) == 1 and len(delta) == len(channels[0]):
+            # The hot path: one text field, no finish. Most deltas are plain text (echoed)
+            # or one piece of arguments.
+            fields = channels[0]
             text = delta[fields[0]]
             events = self.parser.feed(text)
             self._last_fields = fields
+            if len(events) == 1:
+                event = events[0]
+                if type(event) is Text and event.text == text:
+                    self.idle = self.text_only = True
+                    self.lag = 0
+                    return None
+                if type(event) is CallArgs:
+                    self.idle = self.text_only = False
+                    self.lag = -1
+                    choice["delta"] = {"tool_calls": [self.calls.arguments(event.fragment)]}
+                    return [choice]
+            return self._rewrite_events(choice, delta, [(fields, text, events)], None)
+        return self._rewrite_events(
+            choice,
+            delta,
+            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in channels],
+            finish_reason,
+        )
+
+    def _rewrite_events(
+        self,
+        choice: dict[str, Any],
+        delta: dict[str, Any],
+        fed: list[tuple[tuple[str, ...], str, list[Event]]],
+        finish_reason: Any,
+    ) -> list[dict[str, Any]] | None:
+        builder = _DeltaBuilder(self.calls)
+        unchanged = text_only = True
+        for fields, text, events in fed:
+            self._last_fields = fields
             builder.add(events, fields)
-            if not _echoes(events, text):
+            self.idle = _echoes(events, text)
+            if self.idle:
+                self.lag = 0
+            else:
                 unchanged = False
                 text_only = self._count_text(text, events) and text_only
         if finish_reason is not None:
@@ -114,11 +156,15 @@ class ChoiceRewriter:
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
-        self.lag += len(text)
+        if self.lag < 0:
+            return False
+        lag = self.lag + len(text)
         for event in events:
             if type(event) is not Text:
+                self.lag = -1
                 return False
-            self.lag -= len(event.text)
+            lag -= len(event.text)
+        self.lag = lag
         return True
 
     def finish(self, index: int) -> list[dict[str, Any]]:
@@ -133,8 +179,19 @@ class ChoiceRewriter:
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
 
 
+_ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]
+_BOTH_REASONING: list[tuple[str, ...]] = [REASONING_FIELDS]
+
+
 def _text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
     """The text fields to parse, reasoning first; identical reasoning fields are parsed once."""
+    if len(delta) == 1:  # fast paths for the shapes nearly every delta has
+        if isinstance(delta.get("content"), str):
+            return _ONLY_CONTENT
+    elif len(delta) == 2 and "content" not in delta:
+        reasoning = delta.get("reasoning")
+        if isinstance(reasoning, str) and reasoning == delta.get("reasoning_content"):
+            return _BOTH_REASONING
     channels: list[tuple[str, ...]] = []
     reasoning = [f for f in REASONING_FIELDS if isinstance(delta.get(f), str)]
     if len(reasoning) == 2 and delta[reasoning[0]] != delta[reasoning[1]]:
@@ -162,7 +219,7 @@ def _assemble(
     finish_reason: Any,
 ) -> list[dict[str, Any]]:
     """Spread the new deltas over output choices; upstream keys ride on the first and last."""
-    rest = {k: v for k, v in delta.items() if k not in _TEXT_FIELDS}
+    rest = {k: v for k, v in delta.items() if k not in _TEXT_FIELDS} if len(delta) > 1 else {}
     if rest:
         if deltas and "tool_calls" not in deltas[0] and "tool_calls" not in rest:
             deltas[0] = {**rest, **deltas[0]}
@@ -172,10 +229,12 @@ def _assemble(
         if finish_reason is None:
             return []
         deltas.append({})
-    extra = {k: v for k, v in choice.items() if k not in ("index", "delta", "finish_reason")}
     index = choice.get("index", 0)
     out = [{"index": index, "delta": d, "finish_reason": None} for d in deltas]
-    out[0].update(extra)
+    if len(choice) > 3:
+        out[0].update(
+            {k: v for k, v in choice.items() if k not in ("index", "delta", "finish_reason")}
+        )
     out[-1]["finish_reason"] = finish_reason
     return out
 
@@ -190,42 +249,76 @@ class StreamRewriter:
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
         #: The last chunk's rewrite only moved text around (see ``ChoiceRewriter.lag``).
         self.text_only = True
-
-    @property
-    def lagging(self) -> bool:
-        """Some model text is held back: outputs so far differ from inputs by that text."""
-        return any(c.lag for c in self._choices.values())
+        self.idle = True
+        self.lagging = False
+        self.has_calls = False
 
     @property
     def tool_call_count(self) -> int:
         return sum(c.calls.count for c in self._choices.values())
 
-    def _choice(self, index: int) -> ChoiceRewriter:
+    def _update_state(self) -> None:
+        choices = self._choices.values()
+        #: Every choice's parser just echoed its text (see ``ChoiceRewriter.idle``).
+        self.idle = all(c.idle for c in choices)
+        #: Model text is held back: outputs so far differ from inputs by that text.
+        self.lagging = any(c.lag for c in choices)
+        self.has_calls = any(c.calls.count for c in choices)
+
+    def _choice(self, index: Any) -> ChoiceRewriter:
+        if type(index) is not int:
+            index = 0
         rewriter = self._choices.get(index)
         if rewriter is None:
             rewriter = self._choices[index] = ChoiceRewriter(self._new_parser(), self._new_id)
         return rewriter
 
     def chunk(self, chunk: Chunk) -> list[Chunk] | None:
-        """The chunks to send for ``chunk``: ``None`` means send it unchanged."""
-        self.text_only = True
+        """The chunks to send for ``chunk``: ``None`` means send it unchanged.
+
+        May reuse ``chunk`` itself as the (only) output.
+        """
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
+        if type(choices) is not list or not choices:
+            self.text_only = True
             return None
-        rewritten: list[tuple[int, list[dict[str, Any]] | None]] = []
-        for position, choice in enumerate(choices):
-            if not isinstance(choice, dict):
-                return None
-            index = choice.get("index", 0)
-            rewriter = self._choice(index if isinstance(index, int) else 0)
-            rewritten.append((position, rewriter.rewrite(choice)))
-            self.text_only = self.text_only and rewriter.text_only
         self._last = chunk
-        if all(out is None for _, out in rewritten):
-            return None
+        if len(choices) == 1:  # n=1: nearly every stream
+            choice = choices[0]
+            if type(choice) is not dict:
+                return None
+            rewriter = self._choices.get(choice.get("index", 0)) or self._choice(
+                choice.get("index", 0)
+            )
+            out = rewriter.rewrite(choice)
+            self.text_only = rewriter.text_only
+            if len(self._choices) == 1:
+                self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
+                self.has_calls = rewriter.calls.count != 0
+            else:
+                self._update_state()
+            if out is None:
+                return None
+            if len(out) == 1:
+                chunk["choices"] = out
+                return [chunk]
+            return self._spread(chunk, out)
         outputs: list[dict[str, Any]] = []
-        for position, out in rewritten:
-            outputs.extend([choices[position]] if out is None else out)
+        changed = False
+        self.text_only = True
+        for choice in choices:
+            if type(choice) is not dict:
+                return None
+            rewriter = self._choice(choice.get("index", 0))
+            out = rewriter.rewrite(choice)
+            self.text_only = self.text_only and rewriter.text_only
+            changed = changed or out is not None
+            outputs.extend([choice] if out is None else out)
+        self._update_state()
+        return self._spread(chunk, outputs) if changed else None
+
+    def _spread(self, chunk: Chunk, outputs: list[dict[str, Any]]) -> list[Chunk]:
+        """One chunk per output choice, each with the upstream metadata; usage on the last."""
         meta = self._metadata()
         chunks = [{**meta, "choices": [c]} for c in outputs]
         if "usage" in chunk:
@@ -245,6 +338,7 @@ class StreamRewriter:
         for index, rewriter in self._choices.items():
             chunks.extend({**meta, "choices": [choice]} for choice in rewriter.finish(index))
             self.text_only = self.text_only and rewriter.text_only
+        self._update_state()
         return chunks
 
 
