@@ -93,6 +93,8 @@ class FakeUpstream:
             with anyio.move_on_after(self.slow_seconds):
                 while (await receive())["type"] != "http.disconnect":
                     pass
+                self.seen.disconnected_at = time.monotonic()
+                self.seen.disconnected.set()
                 return  # the proxy gave up: nothing to answer
             await self._json(send, 200, {"slow": True})
         elif path == "/rate-limited":

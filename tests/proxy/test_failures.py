@@ -8,11 +8,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import anyio
 import httpx
 import orjson
 import pytest
 from fake_upstream import FakeUpstream, chunk
 from servers import free_port, start_proxy
+
+from toolcall_middleware.proxy import UpstreamProxy
 
 
 def test_client_disconnect_closes_the_upstream_within_a_second(
@@ -28,6 +31,57 @@ def test_client_disconnect_closes_the_upstream_within_a_second(
     # Leaving the block closed our connection to the proxy.
     assert upstream.seen.disconnected.wait(5), "upstream never saw the connection close"
     assert upstream.seen.disconnected_at - left_at < 1.0
+
+
+def test_client_leaving_before_the_response_started_closes_the_upstream(
+    proxy: str, upstream: FakeUpstream
+) -> None:
+    upstream.seen.disconnected.clear()
+    started = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.get(proxy + "/slow", timeout=httpx.Timeout(5, read=0.3))
+    assert upstream.seen.disconnected.wait(5), "upstream never saw the connection close"
+    # Well before the upstream's own 3 s answer: the proxy did not wait for it.
+    assert upstream.seen.disconnected_at - started < 1.5
+
+
+def test_client_leaving_during_the_request_body_sends_nothing_upstream() -> None:
+    async def upstream(request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return httpx.Response(200, text="should never be built")
+
+    proxy = UpstreamProxy("http://upstream", transport=httpx.MockTransport(upstream))
+    messages = [
+        {"type": "http.request", "body": b'{"mod', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        if messages:
+            return messages.pop(0)
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "raw_path": b"/v1/chat/completions",
+        "query_string": b"",
+        "headers": [(b"content-length", b"40")],
+        "client": ("127.0.0.1", 1),
+    }
+
+    async def run() -> None:
+        with anyio.fail_after(5):
+            await proxy(scope, receive, send)
+
+    anyio.run(run)
+    assert sent == []
 
 
 def test_upstream_down_gives_502_with_an_openai_error_body() -> None:
