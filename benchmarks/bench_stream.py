@@ -26,8 +26,16 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
 
 MODEL = "moonshotai/Kimi-K2.5-TEE"
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}} for n in ("bash", "read")]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": n,
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+    for n in ("bash", "read")
+]
 REQUEST = orjson.dumps({"model": MODEL, "stream": True, "messages": [], "tools": TOOLS})
 
 
@@ -39,22 +47,61 @@ def kimi_session_pieces() -> Iterator[tuple[str, str]]:
     """
     n = 0
     while True:
-        for word in ("The", " user", " wants", " the", " build", " logs", ";", " let", " me",
-                     " check", " the", " CI", " output", " first", "."):
+        for word in (
+            "The",
+            " user",
+            " wants",
+            " the",
+            " build",
+            " logs",
+            ";",
+            " let",
+            " me",
+            " check",
+            " the",
+            " CI",
+            " output",
+            " first",
+            ".",
+        ):
             yield "reasoning", word
         yield "reasoning", " <|tool_calls_section_begin|>"
         for call in range(2):
             yield "reasoning", "<|tool_call_begin|>"
             yield "reasoning", f"functions.bash:{n}"
             yield "reasoning", "<|tool_call_argument_begin|>"
-            for piece in ('{"', "command", '": "', "grep", " -rn", " error", " logs/",
-                          f"build-{n}-{call}", ".txt", '"}'):
+            for piece in (
+                '{"',
+                "command",
+                '": "',
+                "grep",
+                " -rn",
+                " error",
+                " logs/",
+                f"build-{n}-{call}",
+                ".txt",
+                '"}',
+            ):
                 yield "reasoning", piece
             yield "reasoning", "<|tool_call_end|>"
             n += 1
         yield "reasoning", "<|tool_calls_section_end|>"
-        for word in ("The", " logs", " show", " a", " missing", " header", " in", " asm",
-                     "/types.h", ";", " fixing", " it", " now", "."):
+        for word in (
+            "The",
+            " logs",
+            " show",
+            " a",
+            " missing",
+            " header",
+            " in",
+            " asm",
+            "/types.h",
+            ";",
+            " fixing",
+            " it",
+            " now",
+            ".",
+        ):
             yield "content", word
 
 
@@ -63,11 +110,18 @@ def build_events(deltas: int) -> list[bytes]:
     pieces = kimi_session_pieces()
     for _ in range(deltas):
         field, text = next(pieces)
-        delta = ({"reasoning": text, "reasoning_content": text} if field == "reasoning"
-                 else {"content": text})
-        chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
-                 "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                              "finish_reason": None}]}
+        delta = (
+            {"reasoning": text, "reasoning_content": text}
+            if field == "reasoning"
+            else {"content": text}
+        )
+        chunk = {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+        }
         events.append(b"data: " + orjson.dumps(chunk) + b"\n\n")
     return events
 
@@ -75,12 +129,16 @@ def build_events(deltas: int) -> list[bytes]:
 def upstream(events: list[bytes]) -> Callable[..., Any]:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for event in events:
             await send({"type": "http.response.body", "body": event, "more_body": True})
-        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
-                    "more_body": False})
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
 
     return app
 
@@ -152,8 +210,10 @@ def main() -> None:
     results = {}
     for size in sizes:
         r = results[size] = measure(size, args.provider)
-        print(f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
-              f"{r['middleware'] / r['orjson']:>10.2f}")
+        print(
+            f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
+            f"{r['middleware'] / r['orjson']:>10.2f}"
+        )
     if len(sizes) > 1:
         ratio = results[sizes[-1]]["middleware"] / results[sizes[0]]["middleware"]
         print(f"per-delta cost {sizes[-1]} vs {sizes[0]} deltas: {ratio:.2f}x")

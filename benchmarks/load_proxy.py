@@ -2,12 +2,13 @@
 
 Three processes, all on 127.0.0.1: a fake upstream (uvicorn) streaming Kimi K2 sessions whose
 events carry their send time, the proxy (`python -m toolcall_middleware.cli serve`, a
-subprocess so its memory can be read from /proc), and this script's clients. The same load runs
-first straight against the upstream, then through the proxy; the difference of the per-event
-latency percentiles is the latency the proxy adds. Bounded in count (clients x rounds streams)
-and time (--timeout per phase); it stops by itself and cleans up its subprocesses.
+subprocess so its memory can be read from /proc), and this script's clients. Each round runs
+the same load straight against the upstream, then through the proxy; the difference of the
+per-event latency percentiles is the latency the proxy adds. Bounded in count (clients x
+(2 x rounds + 1) streams) and time (--timeout per phase); it stops by itself and cleans up its
+subprocesses. Linux only (/proc).
 
-    python benchmarks/load_proxy.py                # 200 clients, 40 events each, 2 rounds
+    python benchmarks/load_proxy.py                # 200 clients, 60 events each, 3 rounds
     python benchmarks/load_proxy.py --clients 50 --events 20 --rounds 1
 """
 
@@ -224,7 +225,7 @@ async def sample_rss(pid: int, peak: list[float], stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), 0.1)
 
 
-def report(direct: Phase, proxied: list[Phase]) -> None:
+def report(directs: list[Phase], proxied: list[Phase]) -> None:
     def row(p: Phase) -> str:
         return (
             f"{p.name:<14} {p.peak_streams:>4} open {p.events:>6} events {p.seconds:5.2f} s "
@@ -237,15 +238,15 @@ def report(direct: Phase, proxied: list[Phase]) -> None:
             )
         )
 
-    print(row(direct))
-    for p in proxied:
+    for direct, p in zip(directs, proxied, strict=True):
+        print(row(direct))
         print(row(p))
-    for p in proxied:
+    for direct, p in zip(directs, proxied, strict=True):
         print(
             f"added latency per event ({p.name}): p50 {p.pct(0.50) - direct.pct(0.50):+.2f} ms"
             f", p99 {p.pct(0.99) - direct.pct(0.99):+.2f} ms"
         )
-    for p in (direct, *proxied):
+    for p in (*directs, *proxied):
         for error in sorted(set(p.errors))[:5]:
             print(f"  {p.name} error: {error} (x{p.errors.count(error)})")
 
@@ -261,7 +262,7 @@ def main() -> int:
         default=1.0,
         help="seconds over which the stream starts are spread (1.0)",
     )
-    parser.add_argument("--rounds", type=int, default=2, help="rounds through the proxy (2)")
+    parser.add_argument("--rounds", type=int, default=3, help="direct+proxy round pairs (3)")
     parser.add_argument(
         "--settle", type=float, default=5.0, help="idle seconds before reading memory (5)"
     )
@@ -317,12 +318,19 @@ def main() -> int:
         )
         time.sleep(args.settle)
         baseline = rss_mib(proxy.pid)
-        direct = asyncio.run(
-            run_phase("direct", up_url, args.clients, args.ramp, args.timeout, False)
-        )
+        directs: list[Phase] = []
         rounds: list[Phase] = []
         memory: list[tuple[float, float]] = []
         for n in range(args.rounds):
+            # Each proxy round is paired with a direct round just before it, so that both see
+            # the same background load on a shared machine.
+            directs.append(
+                asyncio.run(
+                    run_phase(
+                        f"direct {n + 1}", up_url, args.clients, args.ramp, args.timeout, False
+                    )
+                )
+            )
             peak = [0.0]
 
             async def measured(n: int = n, peak: list[float] = peak) -> Phase:
@@ -341,7 +349,7 @@ def main() -> int:
             print(f"  {rounds[-1].name} done", flush=True)
             time.sleep(args.settle)  # idle pooled connections expire, finished streams go
             memory.append((peak[0], rss_mib(proxy.pid)))
-        report(direct, rounds)
+        report(directs, rounds)
         print(f"proxy RSS: idle {idle:.1f} MiB, after warm-up (baseline) {baseline:.1f}", end="")
         for n, (peak_mib, after) in enumerate(memory, 1):
             print(
@@ -349,7 +357,7 @@ def main() -> int:
                 end="",
             )
         print(" MiB")
-        errors = len(warm.errors) + len(direct.errors) + sum(len(p.errors) for p in rounds)
+        errors = sum(len(p.errors) for p in (warm, *directs, *rounds))
         return 1 if errors else 0
     finally:
         for proc in (proxy, upstream):
