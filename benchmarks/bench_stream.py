@@ -6,7 +6,7 @@ For sessions of 1k, 10k and 100k deltas it prints, measured in this run:
   - orjson: µs per delta for an orjson decode + encode of every event (the irreducible work)
 and the ratios middleware/orjson and (per-delta cost at 100k) / (per-delta cost at 1k).
 
-    python benchmarks/bench_stream.py [--sizes 1000,10000,100000] [--provider kimi_k2]
+    python benchmarks/bench_stream.py [--sizes 1000,10000,100000] [--provider kimi_k2] [--breakdown]
 
 Each upstream event is its own http.response.body message, as servers send them.
 """
@@ -26,16 +26,8 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
 
 MODEL = "moonshotai/Kimi-K2.5-TEE"
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": n,
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
-        },
-    }
-    for n in ("bash", "read")
-]
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
+    "type": "object", "properties": {"command": {"type": "string"}}}}} for n in ("bash", "read")]
 REQUEST = orjson.dumps({"model": MODEL, "stream": True, "messages": [], "tools": TOOLS})
 
 
@@ -47,61 +39,22 @@ def kimi_session_pieces() -> Iterator[tuple[str, str]]:
     """
     n = 0
     while True:
-        for word in (
-            "The",
-            " user",
-            " wants",
-            " the",
-            " build",
-            " logs",
-            ";",
-            " let",
-            " me",
-            " check",
-            " the",
-            " CI",
-            " output",
-            " first",
-            ".",
-        ):
+        for word in ("The", " user", " wants", " the", " build", " logs", ";", " let", " me",
+                     " check", " the", " CI", " output", " first", "."):
             yield "reasoning", word
         yield "reasoning", " <|tool_calls_section_begin|>"
         for call in range(2):
             yield "reasoning", "<|tool_call_begin|>"
             yield "reasoning", f"functions.bash:{n}"
             yield "reasoning", "<|tool_call_argument_begin|>"
-            for piece in (
-                '{"',
-                "command",
-                '": "',
-                "grep",
-                " -rn",
-                " error",
-                " logs/",
-                f"build-{n}-{call}",
-                ".txt",
-                '"}',
-            ):
+            for piece in ('{"', "command", '": "', "grep", " -rn", " error", " logs/",
+                          f"build-{n}-{call}", ".txt", '"}'):
                 yield "reasoning", piece
             yield "reasoning", "<|tool_call_end|>"
             n += 1
         yield "reasoning", "<|tool_calls_section_end|>"
-        for word in (
-            "The",
-            " logs",
-            " show",
-            " a",
-            " missing",
-            " header",
-            " in",
-            " asm",
-            "/types.h",
-            ";",
-            " fixing",
-            " it",
-            " now",
-            ".",
-        ):
+        for word in ("The", " logs", " show", " a", " missing", " header", " in", " asm",
+                     "/types.h", ";", " fixing", " it", " now", "."):
             yield "content", word
 
 
@@ -110,35 +63,43 @@ def build_events(deltas: int) -> list[bytes]:
     pieces = kimi_session_pieces()
     for _ in range(deltas):
         field, text = next(pieces)
-        delta = (
-            {"reasoning": text, "reasoning_content": text}
-            if field == "reasoning"
-            else {"content": text}
-        )
-        chunk = {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": MODEL,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
-        }
-        events.append(b"data: " + orjson.dumps(chunk) + b"\n\n")
+        delta = ({"reasoning": text, "reasoning_content": text} if field == "reasoning"
+                 else {"content": text})
+        events.append(_event(delta))
     return events
+
+
+def kind_events(kind: str, deltas: int) -> list[bytes]:
+    """A session of one kind of delta only: plain text, argument pieces, or markup."""
+    opening = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
+               "<|tool_call_argument_begin|>{")
+    markup = ("<|tool_call_begin|>", "functions.bash:1", "<|tool_call_argument_begin|>", "{}",
+              "<|tool_call_end|>")
+    if kind == "text":
+        texts = [" word"] * deltas
+    elif kind == "arguments":
+        texts = [opening] + [" piece"] * (deltas - 1)
+    else:
+        texts = [markup[i % len(markup)] for i in range(deltas)]
+    return [_event({"reasoning": t, "reasoning_content": t}) for t in texts]
+
+
+def _event(delta: dict[str, str]) -> bytes:
+    chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
+             "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                          "finish_reason": None}]}
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
 def upstream(events: list[bytes]) -> Callable[..., Any]:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"text/event-stream")],
-            }
-        )
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
         for event in events:
             await send({"type": "http.response.body", "body": event, "more_body": True})
-        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
+                    "more_body": False})
 
     return app
 
@@ -186,8 +147,8 @@ def orjson_floor(events: list[bytes]) -> None:
         dumps(loads(event[6:-2]))
 
 
-def measure(deltas: int, provider: str) -> dict[str, float]:
-    events = build_events(deltas)
+def measure(deltas: int, provider: str, events: list[bytes] | None = None) -> dict[str, float]:
+    events = events if events is not None else build_events(deltas)
     repeat = 5 if deltas <= 10_000 else 3
     app = upstream(events)
     middleware = ToolCallMiddleware(app, provider=provider)
@@ -203,6 +164,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--provider", default="kimi_k2")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time sessions of plain text, argument and markup deltas")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"provider={args.provider}  (µs per delta, best of several runs)")
@@ -210,13 +173,17 @@ def main() -> None:
     results = {}
     for size in sizes:
         r = results[size] = measure(size, args.provider)
-        print(
-            f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
-            f"{r['middleware'] / r['orjson']:>10.2f}"
-        )
+        print(f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
+              f"{r['middleware'] / r['orjson']:>10.2f}")
     if len(sizes) > 1:
         ratio = results[sizes[-1]]["middleware"] / results[sizes[0]]["middleware"]
         print(f"per-delta cost {sizes[-1]} vs {sizes[0]} deltas: {ratio:.2f}x")
+    if args.breakdown:
+        print("\nby kind of delta (10000 deltas of one kind each):")
+        for kind in ("text", "arguments", "markup"):
+            r = measure(10_000, args.provider, kind_events(kind, 10_000))
+            print(f"{kind:>10} {r['middleware']:>9.2f} {r['passthrough']:>12.2f} "
+                  f"{r['orjson']:>8.2f} {r['middleware'] / r['orjson']:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -15,10 +15,10 @@ from typing import Any
 import orjson
 
 from .asgi import ASGIApp, Message, Receive, Scope, Send
-from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
 from .detect import resolve_provider
-from .parsers import create_parser, parser_triggers
+from .parsers import ParserContext, ToolCallParser, create_parser, parser_triggers
+from .parsers.unknown_tools import apply_unknown_tools
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
 from .stream import SSEStreamRewriter
@@ -64,7 +64,7 @@ class ToolCallMiddleware:
         responder = Responder(
             send,
             lambda: SSEStreamRewriter(
-                StreamRewriter(self._parser_factory(provider, request), _id_factory(provider)),
+                StreamRewriter(self._parser_factory(provider, request)),
                 parser_triggers(provider),
             ),
             lambda message: self._rewrite_completion(message, provider, request),
@@ -76,8 +76,12 @@ class ToolCallMiddleware:
                 info["tool_calls"] = responder.tool_calls
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
-        context = request.parser_context()
-        return lambda: create_parser(provider, context)
+        context = request.parser_context(self.options.unknown_tools)
+        return lambda: self._new_parser(provider, context)
+
+    @staticmethod
+    def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
+        return apply_unknown_tools(create_parser(provider, context), context)
 
     def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> int:
         """Rewrite a non-streaming ``chat.completion`` in place; the number of calls found."""
@@ -85,21 +89,16 @@ class ToolCallMiddleware:
         if not isinstance(choices, list):
             return False
         found = 0
-        context = request.parser_context()
+        context = request.parser_context(self.options.unknown_tools)
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
                 continue
-            calls = rewrite_message(message, create_parser(provider, context),
-                                    _id_factory(provider))
+            calls = rewrite_message(message, self._new_parser(provider, context))
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
             found += calls
         return found
-
-
-def _id_factory(provider: str) -> IdFactory:
-    return mistral_call_id if provider == "mistral" else openai_call_id
 
 
 class Responder:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Entry, IdFactory, ToolCallAssembler, openai_call_id
+from .calls import Entry, IdFactory, ToolCallAssembler, call_ids_for
 from .events import CallArgs, CallEnd, CallStart, Event, Text
 from .parsers import ToolCallParser
 
@@ -41,9 +41,10 @@ class _DeltaBuilder:
                 self._open(None)
                 self.deltas.append({"tool_calls": [self.calls.start(event.name, event.id)]})
             elif type(event) is CallEnd:
-                entry = self.calls.end()
+                entry = self.calls.end()  # the "{}" of a call without arguments, if needed
                 if entry is not None:
-                    self._add_arguments(entry["function"]["arguments"])
+                    self._open(None)
+                    self.deltas.append({"tool_calls": [entry]})
                 self._args = None
 
     def _open(self, text_delta: dict[str, Any] | None) -> None:
@@ -70,9 +71,9 @@ class _DeltaBuilder:
 
 
 class ChoiceRewriter:
-    def __init__(self, parser: ToolCallParser, new_id: IdFactory) -> None:
+    def __init__(self, parser: ToolCallParser, new_id: IdFactory | None = None) -> None:
         self.parser = parser
-        self.calls = ToolCallAssembler(new_id)
+        self.calls = ToolCallAssembler(new_id or call_ids_for(parser))
         self.finished = False
         #: Characters of model text the parser holds back (a possible marker prefix), counted
         #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
@@ -102,10 +103,17 @@ class ChoiceRewriter:
             text = delta[fields[0]]
             events = self.parser.feed(text)
             self._last_fields = fields
+            if not events and text:  # all of it was markup, or is held back: nothing to send
+                self.idle = False
+                self.text_only = self._count_text(text, events)
+                return []
             if len(events) == 1:
                 event = events[0]
                 if type(event) is Text and event.text == text:
-                    self.idle = self.text_only = True
+                    # Echoing, the parser holds nothing: text it held and never gave back
+                    # (lag > 0) was markup it dropped, so held events must not go out as sent.
+                    self.idle = True
+                    self.text_only = self.lag <= 0
                     self.lag = 0
                     return None
                 if type(event) is CallArgs:
@@ -135,6 +143,7 @@ class ChoiceRewriter:
             builder.add(events, fields)
             self.idle = _echoes(events, text)
             if self.idle:
+                text_only = text_only and self.lag <= 0  # see the hot path above
                 self.lag = 0
             else:
                 unchanged = False
@@ -146,6 +155,7 @@ class ChoiceRewriter:
                 unchanged = False
                 text_only = self._count_text("", events) and text_only
                 builder.add(events, self._last_fields)
+            text_only = text_only and self.lag <= 0  # all flushed: text still missing was dropped
             if finish_reason == "stop" and self.calls.count:
                 finish_reason = "tool_calls"
                 unchanged = text_only = False
@@ -173,7 +183,7 @@ class ChoiceRewriter:
             return []
         self.finished = True
         events = self.parser.finish()
-        self.text_only = self._count_text("", events)
+        self.text_only = self._count_text("", events) and self.lag <= 0
         builder = _DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
@@ -242,7 +252,8 @@ def _assemble(
 class StreamRewriter:
     """Rewrites one response's ``chat.completion.chunk`` objects, choice by choice."""
 
-    def __init__(self, new_parser: ParserFactory, new_id: IdFactory = openai_call_id) -> None:
+    def __init__(self, new_parser: ParserFactory, new_id: IdFactory | None = None) -> None:
+        """``new_id``: how call ids are made; by default in the style each parser asks for."""
         self._new_parser = new_parser
         self._new_id = new_id
         self._choices: dict[int, ChoiceRewriter] = {}
@@ -302,7 +313,7 @@ class StreamRewriter:
             if len(out) == 1:
                 chunk["choices"] = out
                 return [chunk]
-            return self._spread(chunk, out)
+            return self._spread(chunk, out) if out or "usage" in chunk else []
         outputs: list[dict[str, Any]] = []
         changed = False
         self.text_only = True
@@ -342,11 +353,13 @@ class StreamRewriter:
         return chunks
 
 
-def rewrite_message(message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory) -> int:
+def rewrite_message(
+    message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory | None = None
+) -> int:
     """Rewrite a non-streaming ``choices[].message`` in place; returns the calls found."""
     calls: list[Entry] = []
     current: Entry | None = None
-    assembler = ToolCallAssembler(new_id)
+    assembler = ToolCallAssembler(new_id or call_ids_for(parser))
     for fields in _text_channels(message):
         builder = _DeltaBuilder(assembler)
         events = [*parser.feed(message[fields[0]]), *parser.finish()]
