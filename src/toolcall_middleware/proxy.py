@@ -238,14 +238,14 @@ class UpstreamProxy:
             )
             return
         except httpx.TransportError as exc:
-            _log_failure("upstream_unreachable", scope, exc, started)
-            await send_error(
-                send,
-                502,
-                f"upstream unreachable: {_describe(exc)}",
-                "upstream_error",
-                "upstream_unreachable",
-            )
+            # Connected but dropped before answering (a crash, or a keep-alive connection the
+            # upstream closed just then) is told apart from not reachable at all.
+            if isinstance(exc, httpx.ConnectError):
+                code, what = "upstream_unreachable", "upstream unreachable"
+            else:
+                code, what = "upstream_connection_error", "upstream closed the connection"
+            _log_failure(code, scope, exc, started)
+            await send_error(send, 502, f"{what}: {_describe(exc)}", "upstream_error", code)
             return
         try:
             await self._relay(scope, response, send, started)

@@ -171,4 +171,5 @@ def test_nothing_is_retried_after_a_failure(path: str) -> None:
         thread.join(5)
         server.close()
     assert response.status_code == 502
+    assert response.json()["error"]["code"] == "upstream_connection_error"
     assert hits == 1
