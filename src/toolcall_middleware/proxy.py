@@ -164,10 +164,13 @@ class UpstreamProxy:
             headers = [(k, v) for k, v in headers if k != b"x-forwarded-for"]
             hops = [*prior, str(client[0]).encode("latin-1")]
             headers.append((b"x-forwarded-for", b", ".join(hops)))
+        # A proxy in front of this one already said what the client asked for: keep that.
+        present = {k for k, _ in headers}
         host = next((v for k, v in scope["headers"] if k.lower() == b"host"), None)
-        if host is not None:
+        if host is not None and b"x-forwarded-host" not in present:
             headers.append((b"x-forwarded-host", host))
-        headers.append((b"x-forwarded-proto", scope.get("scheme", "http").encode("latin-1")))
+        if b"x-forwarded-proto" not in present:
+            headers.append((b"x-forwarded-proto", scope.get("scheme", "http").encode("latin-1")))
         return headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -80,6 +80,9 @@ def run_serve(args: argparse.Namespace) -> int:
         access_log=False,  # the front writes the access log, with the tool-call fields
         server_header=False,  # the upstream's Server and Date headers pass through
         date_header=False,
+        # The peer's address is what X-Forwarded-For gets appended; uvicorn must not replace it
+        # with the last X-Forwarded-For entry (it does for loopback peers by default).
+        proxy_headers=False,
         lifespan="on",
     )
     return 0

@@ -29,6 +29,7 @@ def serve_in_thread(app: ASGIApp, *, lifespan: str = "auto") -> Iterator[str]:
         lifespan=lifespan,  # type: ignore[arg-type]
         server_header=False,
         date_header=False,
+        proxy_headers=False,  # as `toolcall serve` runs uvicorn
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)

@@ -54,6 +54,19 @@ def test_method_path_query_body_and_end_to_end_headers_are_forwarded(
         yield b'{"a": '
         yield b"1}"
 
+    behind = httpx.get(
+        proxy + "/echo",
+        headers={
+            "X-Forwarded-For": "10.1.2.3",
+            "X-Forwarded-Proto": "https",
+            "X-Forwarded-Host": "api.example",
+        },
+    )
+    seen_behind = {k: v for k, v in orjson.loads(behind.content)["headers"]}
+    assert seen_behind["x-forwarded-for"] == "10.1.2.3, 127.0.0.1"
+    assert seen_behind["x-forwarded-proto"] == "https"
+    assert seen_behind["x-forwarded-host"] == "api.example"
+
     response = httpx.put(
         proxy + "/echo?x=1&y=%2F",
         content=body(),
@@ -78,6 +91,8 @@ def test_method_path_query_body_and_end_to_end_headers_are_forwarded(
     assert headers["x-custom"] == "kept"
     assert headers["accept-encoding"] == "identity"
     assert headers["x-forwarded-for"] == "127.0.0.1"
+    assert headers["x-forwarded-proto"] == "http"
+    assert headers["x-forwarded-host"] == proxy.removeprefix("http://")
     for hop in ("x-hop", "proxy-authorization", "te"):
         assert hop not in headers
     assert headers["host"] == upstream.url.removeprefix("http://")
