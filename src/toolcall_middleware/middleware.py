@@ -15,10 +15,10 @@ from typing import Any
 import orjson
 
 from .asgi import ASGIApp, Message, Receive, Scope, Send
-from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
 from .detect import resolve_provider
-from .parsers import create_parser, parser_triggers
+from .parsers import ParserContext, ToolCallParser, create_parser, parser_triggers
+from .parsers.unknown_tools import apply_unknown_tools
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
 from .stream import SSEStreamRewriter
@@ -50,47 +50,55 @@ class ToolCallMiddleware:
         body, early = await read_body(receive)
         receive = replay_receive(body, early, receive)
         request = ChatRequest.parse(body)
+        info = scope.get("toolcall")  # a dict from `toolcall serve` (front.py): its access log
+        if isinstance(info, dict):
+            info["model"] = request.model
         if not request.tools and not self.options.rewrite_without_tools:
             await self.app(scope, receive, send)
             return
         provider = resolve_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
+        if isinstance(info, dict):
+            info["provider"] = provider
         responder = Responder(
             send,
             lambda: SSEStreamRewriter(
-                StreamRewriter(self._parser_factory(provider, request), _id_factory(provider)),
+                StreamRewriter(self._parser_factory(provider, request)),
                 parser_triggers(provider),
             ),
             lambda message: self._rewrite_completion(message, provider, request),
         )
-        await self.app(scope, receive, responder.send)
+        try:
+            await self.app(scope, receive, responder.send)
+        finally:
+            if isinstance(info, dict):
+                info["tool_calls"] = responder.tool_calls
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
-        context = request.parser_context()
-        return lambda: create_parser(provider, context)
+        context = request.parser_context(self.options.unknown_tools)
+        return lambda: self._new_parser(provider, context)
 
-    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> bool:
-        """Rewrite a non-streaming ``chat.completion`` in place; True if anything changed."""
+    @staticmethod
+    def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
+        return apply_unknown_tools(create_parser(provider, context), context)
+
+    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> int:
+        """Rewrite a non-streaming ``chat.completion`` in place; the number of calls found."""
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not isinstance(choices, list):
             return False
         found = 0
-        context = request.parser_context()
+        context = request.parser_context(self.options.unknown_tools)
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
                 continue
-            calls = rewrite_message(message, create_parser(provider, context),
-                                    _id_factory(provider))
+            calls = rewrite_message(message, self._new_parser(provider, context))
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
             found += calls
-        return found > 0
-
-
-def _id_factory(provider: str) -> IdFactory:
-    return mistral_call_id if provider == "mistral" else openai_call_id
+        return found
 
 
 class Responder:
@@ -100,7 +108,7 @@ class Responder:
         self,
         send: Send,
         new_stream: Callable[[], SSEStreamRewriter],
-        rewrite_completion: Callable[[Any], bool],
+        rewrite_completion: Callable[[Any], int],
     ) -> None:
         self._send = send
         self._new_stream = new_stream
@@ -109,6 +117,12 @@ class Responder:
         self._stream: SSEStreamRewriter | None = None
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
+        self._json_calls = 0
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls emitted so far in this response."""
+        return self._stream.rewriter.tool_call_count if self._stream else self._json_calls
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -165,7 +179,8 @@ class Responder:
         start = self._start
         try:
             completion = orjson.loads(body)
-            if self._rewrite_completion(completion):
+            self._json_calls = self._rewrite_completion(completion)
+            if self._json_calls:
                 body = orjson.dumps(completion)
                 headers = _without(start.get("headers", []), b"content-length")
                 headers.append((b"content-length", str(len(body)).encode()))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Entry, IdFactory, ToolCallAssembler, openai_call_id
+from .calls import Entry, IdFactory, ToolCallAssembler, call_ids_for
 from .events import CallArgs, CallEnd, CallStart, Event, Text
 from .parsers import ToolCallParser
 
@@ -71,9 +71,9 @@ class _DeltaBuilder:
 
 
 class ChoiceRewriter:
-    def __init__(self, parser: ToolCallParser, new_id: IdFactory) -> None:
+    def __init__(self, parser: ToolCallParser, new_id: IdFactory | None = None) -> None:
         self.parser = parser
-        self.calls = ToolCallAssembler(new_id)
+        self.calls = ToolCallAssembler(new_id or call_ids_for(parser))
         self.finished = False
         #: Characters of model text the parser holds back (a possible marker prefix), counted
         #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
@@ -252,7 +252,8 @@ def _assemble(
 class StreamRewriter:
     """Rewrites one response's ``chat.completion.chunk`` objects, choice by choice."""
 
-    def __init__(self, new_parser: ParserFactory, new_id: IdFactory = openai_call_id) -> None:
+    def __init__(self, new_parser: ParserFactory, new_id: IdFactory | None = None) -> None:
+        """``new_id``: how call ids are made; by default in the style each parser asks for."""
         self._new_parser = new_parser
         self._new_id = new_id
         self._choices: dict[int, ChoiceRewriter] = {}
@@ -352,11 +353,13 @@ class StreamRewriter:
         return chunks
 
 
-def rewrite_message(message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory) -> int:
+def rewrite_message(
+    message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory | None = None
+) -> int:
     """Rewrite a non-streaming ``choices[].message`` in place; returns the calls found."""
     calls: list[Entry] = []
     current: Entry | None = None
-    assembler = ToolCallAssembler(new_id)
+    assembler = ToolCallAssembler(new_id or call_ids_for(parser))
     for fields in _text_channels(message):
         builder = _DeltaBuilder(assembler)
         events = [*parser.feed(message[fields[0]]), *parser.finish()]
