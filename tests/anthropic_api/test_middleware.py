@@ -469,7 +469,7 @@ async def test_keyword_options_win_over_the_environment(monkeypatch: pytest.Monk
         ("TOOLCALL_ANTHROPIC_MODEL_MAP", '{"a": 1}', "must map model names"),
         ("TOOLCALL_ANTHROPIC_MODEL_MAP", "claude-x", "entries must look like"),
         ("TOOLCALL_ANTHROPIC_PING_INTERVAL", "soon", "TOOLCALL_ANTHROPIC_PING_INTERVAL"),
-        ("TOOLCALL_ANTHROPIC_PING_INTERVAL", "-1", "ping_interval must be >= 0"),
+        ("TOOLCALL_ANTHROPIC_PING_INTERVAL", "-1", "ping_interval must be a number >= 0"),
         ("TOOLCALL_ANTHROPIC_THINKING_HISTORY", "keep", "TOOLCALL_ANTHROPIC_THINKING_HISTORY"),
     ],
 )
@@ -540,3 +540,29 @@ async def test_argument_fragments_reach_the_client_before_the_upstream_finishes(
     with anyio.fail_after(2):
         await AnthropicMiddleware(upstream)(scope, client_receive, client_send)
     assert received.count(b"input_json_delta") == 2 and b"message_stop" in received
+
+
+def test_file_options_rank_below_the_environment() -> None:
+    from toolcall_middleware.anthropic import AnthropicOptions
+
+    file = {"model_map": {"claude-*": "file-model"}, "ping_interval": 3, "buffer_tool_input": True}
+    options = AnthropicOptions.build({"TOOLCALL_ANTHROPIC_MODEL_MAP": "claude-*=env-model"}, file)
+    assert options.model_map == {"claude-*": "env-model"}
+    assert (options.ping_interval, options.buffer_tool_input) == (3.0, True)
+
+
+@pytest.mark.parametrize(
+    ("file", "message"),
+    [
+        ({"model_mapp": {}}, r"unknown \[anthropic\] option\(s\): model_mapp"),
+        ({"ping_interval": "soon"}, "ping_interval must be a number"),
+        ({"max_body_bytes": 0}, "max_body_bytes must be a positive integer"),
+        ({"buffer_tool_input": "yes"}, "buffer_tool_input must be true or false"),
+        ({"model_map": {"a": 1}}, "model_map must map"),
+    ],
+)
+def test_bad_file_options(file: dict[str, Any], message: str) -> None:
+    from toolcall_middleware.anthropic import AnthropicOptions
+
+    with pytest.raises(ConfigError, match=message):
+        AnthropicOptions.build({}, file)

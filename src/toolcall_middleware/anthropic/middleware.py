@@ -54,9 +54,13 @@ class AnthropicMiddleware:
     ``messages_path``, ``upstream_path``, ``max_body_bytes``.
     """
 
-    def __init__(self, app: ASGIApp, **options: Any) -> None:
+    def __init__(
+        self, app: ASGIApp, options: AnthropicOptions | None = None, **keywords: Any
+    ) -> None:
         self.app = app
-        self.options = AnthropicOptions.build(**options)
+        if options is not None and keywords:
+            raise TypeError("pass either an AnthropicOptions or keyword options, not both")
+        self.options = options or AnthropicOptions.build(**keywords)
         path = self.options.messages_path.rstrip("/")
         self._paths = {path: False, path + "/count_tokens": True}
 

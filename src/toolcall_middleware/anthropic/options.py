@@ -36,10 +36,19 @@ class AnthropicOptions:
         return RequestOptions(self.model_map, self.thinking_history)
 
     @classmethod
-    def build(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AnthropicOptions:
-        """Options from ``overrides`` (not None), then the environment, then the defaults."""
+    def build(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        file: Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> AnthropicOptions:
+        """Options from ``overrides`` (not None), then the environment, then ``file`` (the
+        ``[anthropic]`` table of ``toolcall serve``'s config file), then the defaults."""
         env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
+        unknown = sorted(set(file or {}) - set(_PARSERS))
+        if unknown:
+            raise ConfigError(f"unknown [anthropic] option(s): {', '.join(unknown)}")
+        values: dict[str, Any] = dict(file or {})
         for name, parse in _PARSERS.items():
             raw = env.get(ENV_PREFIX + name.upper())
             if raw is not None and raw.strip():
@@ -49,10 +58,12 @@ class AnthropicOptions:
                     raise
                 except ValueError as exc:
                     raise ConfigError(f"{ENV_PREFIX}{name.upper()}: {exc}") from None
-        unknown = set(overrides) - set(_PARSERS)
+        unknown = sorted(set(overrides) - set(_PARSERS))
         if unknown:
-            raise TypeError(f"unknown AnthropicMiddleware options: {', '.join(sorted(unknown))}")
+            raise TypeError(f"unknown AnthropicMiddleware option(s): {', '.join(unknown)}")
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if isinstance(values.get("ping_interval"), int):
+            values["ping_interval"] = float(values["ping_interval"])
         options = cls(**values)
         options._check()
         return options
@@ -64,13 +75,18 @@ class AnthropicOptions:
             raise ConfigError("model_map must map model names to model names (strings)")
         if self.thinking_history not in ("reasoning_content", "drop"):
             raise ConfigError("thinking_history must be 'reasoning_content' or 'drop'")
-        if self.ping_interval is not None and self.ping_interval < 0:
-            raise ConfigError("ping_interval must be >= 0 (0 disables pings)")
+        interval = self.ping_interval
+        if interval is not None and (not isinstance(interval, float) or interval < 0):
+            raise ConfigError("ping_interval must be a number >= 0 (0 disables pings)")
         for name in ("messages_path", "upstream_path"):
-            if not getattr(self, name).startswith("/"):
-                raise ConfigError(f"{name} must start with '/'")
-        if self.max_body_bytes < 1:
-            raise ConfigError("max_body_bytes must be positive")
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.startswith("/"):
+                raise ConfigError(f"{name} must be a path starting with '/'")
+        size = self.max_body_bytes
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ConfigError("max_body_bytes must be a positive integer")
+        if not isinstance(self.buffer_tool_input, bool):
+            raise ConfigError("buffer_tool_input must be true or false")
 
 
 def _model_map(raw: str) -> dict[str, str]:
