@@ -346,6 +346,20 @@ async def request(
     return Response(start["status"], dict(start.get("headers", ())), body_out, times)
 
 
+async def drive(app: ASGIApp, doc: Any, send: Send, path: str = "/v1/messages") -> None:
+    """Call ``app`` with one POST of ``doc`` and a caller-supplied ``send`` (the client side)."""
+    pending = [{"type": "http.request", "body": orjson.dumps(doc), "more_body": False}]
+
+    async def receive() -> Message:
+        if pending:
+            return pending.pop()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    scope = {"type": "http", "method": "POST", "path": path, "headers": [], "query_string": b""}
+    await app(scope, receive, send)
+
+
 def sdk_client(app: ASGIApp, checked: bool = True) -> anthropic.AsyncAnthropic:
     """The official SDK against ``app`` (wrapped in the invariant checker), no retries."""
     transport = httpx2.ASGITransport(app=CheckedApp(app) if checked else app)

@@ -22,6 +22,7 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.anthropic import AnthropicMiddleware
 from toolcall_middleware.anthropic.ids import decode, encode
 from toolcall_middleware.replay import Recording, logs_dir, recording_app
+from toolcall_middleware.request import read_body, replay_receive
 
 from .helpers import TOOL_ID, sdk_client
 
@@ -160,14 +161,9 @@ async def test_multi_turn_kimi_round_trip_through_the_core() -> None:
     seen: list[Any] = []
 
     async def upstream(scope: Any, receive: Any, send: Any) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body, early = await read_body(receive)
         seen.append(orjson.loads(body))
-        await recording_app(recording)(scope, _replay(body), send)
+        await recording_app(recording)(scope, replay_receive(body, early, receive), send)
 
     app = AnthropicMiddleware(
         ToolCallMiddleware(upstream), model_map={"claude-*": recording.request["model"]}
@@ -206,19 +202,6 @@ async def test_multi_turn_kimi_round_trip_through_the_core() -> None:
         ("tool", "functions.bash:16"),
     ]
     assert seen[1]["model"] == recording.request["model"]
-
-
-def _replay(body: bytes) -> Any:
-    done = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal done
-        if done:
-            raise AssertionError("read twice")
-        done = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return receive
 
 
 async def test_usage_of_a_recorded_native_upstream() -> None:

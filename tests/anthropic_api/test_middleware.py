@@ -20,6 +20,7 @@ from .helpers import (
     base_request,
     call_delta,
     chunk,
+    drive,
     json_reply,
     request,
     stream_reply,
@@ -412,29 +413,8 @@ async def test_client_disconnect_stops_the_upstream() -> None:
         if writes > 3:
             raise OSError("connection reset")
 
-    received = False
-
-    async def client_receive() -> Message:
-        nonlocal received
-        if not received:
-            received = True
-            return {
-                "type": "http.request",
-                "body": orjson.dumps(base_request(stream=True)),
-                "more_body": False,
-            }
-        await anyio.sleep_forever()
-        raise AssertionError
-
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/v1/messages",
-        "headers": [],
-        "query_string": b"",
-    }
     with anyio.fail_after(2):
-        await AnthropicMiddleware(upstream)(scope, client_receive, client_send)
+        await drive(AnthropicMiddleware(upstream), base_request(stream=True), client_send)
     assert not finished and sent_parts < 5
 
 
@@ -521,24 +501,8 @@ async def test_argument_fragments_reach_the_client_before_the_upstream_finishes(
         if b"input_json_delta" in received:
             seen_fragment.set()
 
-    body = orjson.dumps(base_request(stream=True))
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def client_receive() -> Message:
-        if messages:
-            return messages.pop()
-        await anyio.sleep_forever()
-        raise AssertionError
-
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/v1/messages",
-        "headers": [],
-        "query_string": b"",
-    }
     with anyio.fail_after(2):
-        await AnthropicMiddleware(upstream)(scope, client_receive, client_send)
+        await drive(AnthropicMiddleware(upstream), base_request(stream=True), client_send)
     assert received.count(b"input_json_delta") == 2 and b"message_stop" in received
 
 

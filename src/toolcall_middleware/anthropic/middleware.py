@@ -17,6 +17,7 @@ import anyio
 import orjson
 
 from ..asgi import ASGIApp, Message, Receive, Scope, Send
+from ..request import replay_receive
 from ..sse import SSEDecoder, SSEEvent, encode_event
 from .errors import AnthropicError, from_upstream_response, invalid_request
 from .message import assemble, completion_chunk
@@ -87,15 +88,8 @@ class AnthropicMiddleware:
             await _send_json(send, 200, {"input_tokens": chat.input_tokens})
             return
         upstream_body = orjson.dumps(chat.body)
-        replayed = False
-
-        async def upstream_receive() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": upstream_body, "more_body": False}
-            return await receive()  # the client's disconnect, when it comes
-
+        # The translated body, then the client's own receive (its disconnect, when it comes).
+        upstream_receive = replay_receive(upstream_body, None, receive)
         responder = _Responder(send, chat, self.options)
         upstream_scope = self._upstream_scope(scope, chat, len(upstream_body))
         await responder.run(self.app, upstream_scope, upstream_receive)
