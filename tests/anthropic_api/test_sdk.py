@@ -57,6 +57,25 @@ AGENT_TURN = [
     chunk(usage=USAGE),
 ]
 
+# AGENT_TURN as one OpenAI assistant message: what a non-streaming upstream answers, and what
+# the translated request carries when the client sends that turn back.
+AGENT_MESSAGE = {
+    "content": "Let me look.",
+    "reasoning_content": "The user wants the files. I'll list them and read one.",
+    "tool_calls": [
+        {
+            "id": "functions.bash:0",
+            "type": "function",
+            "function": {"name": "bash", "arguments": '{"command": "ls -la"}'},
+        },
+        {
+            "id": "call_read_1",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "/tmp/a b.txt"}'},
+        },
+    ],
+}
+
 EXPECTED_CONTENT = [
     {
         "type": "thinking",
@@ -120,26 +139,7 @@ async def test_create_assembles_the_same_message() -> None:
         "choices": [
             {
                 "index": 0,
-                "message": {
-                    "role": "assistant",
-                    "content": "Let me look.",
-                    "reasoning_content": "The user wants the files. I'll list them and read one.",
-                    "tool_calls": [
-                        {
-                            "id": "functions.bash:0",
-                            "type": "function",
-                            "function": {"name": "bash", "arguments": '{"command": "ls -la"}'},
-                        },
-                        {
-                            "id": "call_read_1",
-                            "type": "function",
-                            "function": {
-                                "name": "read_file",
-                                "arguments": '{"path": "/tmp/a b.txt"}',
-                            },
-                        },
-                    ],
-                },
+                "message": {"role": "assistant", **AGENT_MESSAGE},
                 "finish_reason": "tool_calls",
             }
         ],
@@ -219,23 +219,7 @@ async def test_multi_turn_round_trip_of_a_mapped_id() -> None:
     second = await client.messages.create(model="m", max_tokens=1024, tools=TOOLS, messages=history)
     assert second.content[0].type == "text" and second.content[0].text == "Two files."
     sent = upstream.upstream_bodies[1]["messages"]
-    assert sent[1] == {
-        "role": "assistant",
-        "content": "Let me look.",
-        "reasoning_content": "The user wants the files. I'll list them and read one.",
-        "tool_calls": [
-            {
-                "id": "functions.bash:0",
-                "type": "function",
-                "function": {"name": "bash", "arguments": '{"command": "ls -la"}'},
-            },
-            {
-                "id": "call_read_1",
-                "type": "function",
-                "function": {"name": "read_file", "arguments": '{"path": "/tmp/a b.txt"}'},
-            },
-        ],
-    }
+    assert sent[1] == {"role": "assistant", **AGENT_MESSAGE}
     assert sent[2:] == [
         {"role": "tool", "tool_call_id": "functions.bash:0", "content": "a.txt\nb.txt"},
         {"role": "tool", "tool_call_id": "call_read_1", "content": "hello"},
