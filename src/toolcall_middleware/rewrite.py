@@ -95,12 +95,10 @@ class ChoiceRewriter:
         if type(delta) is not dict:
             delta = {}
         finish_reason = choice.get("finish_reason")
-        channels = _text_channels(delta)
-        if finish_reason is None and len(channels) == 1 and len(delta) == len(channels[0]):
-            # The hot path: one text field, no finish. Most deltas are plain text (echoed)
-            # or one piece of arguments.
-            fields = channels[0]
-            text = delta[fields[0]]
+        fields, text = _only_text(delta) if finish_reason is None else _NO_TEXT
+        if text is not None:
+            # The hot path: one text (one field, or both reasoning fields alike), no finish.
+            # Most deltas are plain text (echoed) or one piece of arguments.
             events = self.parser.feed(text)
             self._last_fields = fields
             if not events and text:  # all of it was markup, or is held back: nothing to send
@@ -125,7 +123,7 @@ class ChoiceRewriter:
         return self._rewrite_events(
             choice,
             delta,
-            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in channels],
+            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in _text_channels(delta)],
             finish_reason,
         )
 
@@ -187,6 +185,26 @@ class ChoiceRewriter:
         builder = _DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
+
+
+_NO_TEXT: tuple[tuple[str, ...], None] = ((), None)
+_SINGLE_FIELDS = ((("content",)), ("reasoning_content",), ("reasoning",))
+
+
+def _only_text(delta: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The delta's fields and text when it is nothing but one text (one field, or both
+    reasoning fields carrying the same text); else no text."""
+    size = len(delta)
+    if size == 1:
+        for fields in _SINGLE_FIELDS:
+            text = delta.get(fields[0])
+            if text is not None:
+                return (fields, text) if type(text) is str else _NO_TEXT
+    elif size == 2:
+        text = delta.get("reasoning")
+        if type(text) is str and text == delta.get("reasoning_content"):
+            return REASONING_FIELDS, text
+    return _NO_TEXT
 
 
 _ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]
