@@ -2,17 +2,21 @@
 
 Each choice has its own parser; the text channels (``reasoning``/``reasoning_content`` first,
 then ``content``) go through it, and its events become text in the field the text came from or
-``tool_calls`` entries. A chunk whose rewrite changes nothing is reported as unchanged so the
-caller can forward the original bytes.
+``tool_calls`` entries. Native ``delta.tool_calls`` go through the normaliser; both sources meet
+in one ``ToolCallAssembler`` per choice. A chunk whose rewrite changes nothing is reported as
+unchanged so the caller can forward the original bytes.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Entry, IdFactory, ToolCallAssembler, openai_call_id
+from .calls import Budget, Entry, IdFactory, LimitExceeded, ToolCallAssembler, openai_call_id
 from .events import CallArgs, CallEnd, CallStart, Event, Text
+from .metrics import NULL_REPORT, Report
+from .normalize import NativeToolCalls
 from .parsers import ToolCallParser
 
 Chunk = dict[str, Any]
@@ -20,6 +24,10 @@ ParserFactory = Callable[[], ToolCallParser]
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 _CONTENT = ("content",)
+
+#: Defaults of the ``max_held_bytes`` and ``max_buffered_bytes`` options.
+MAX_HELD = 10 * 1024
+MAX_BUFFERED = 1024 * 1024
 
 
 class _DeltaBuilder:
@@ -32,19 +40,29 @@ class _DeltaBuilder:
         self._args: Entry | None = None  # the open arguments entry, if the last was arguments
 
     def add(self, events: list[Event], fields: tuple[str, ...]) -> None:
+        calls = self.calls
         for event in events:
             if type(event) is Text:
                 self._add_text(event.text, fields)
             elif type(event) is CallArgs:
-                self._add_arguments(event.fragment)
+                self.tool_calls(calls.arguments(event.fragment))
             elif type(event) is CallStart:
-                self._open(None)
-                self.deltas.append({"tool_calls": [self.calls.start(event.name, event.id)]})
+                self.tool_calls(calls.start(event.name, event.id), merge_header=False)
             elif type(event) is CallEnd:
-                entry = self.calls.end()
-                if entry is not None:
-                    self._add_arguments(entry["function"]["arguments"])
+                self.tool_calls(calls.end())
                 self._args = None
+
+    def tool_calls(self, entries: list[Entry], merge_header: bool = True) -> None:
+        """Append entries; argument fragments join the open entry of the same call."""
+        for entry in entries:
+            open_entry = self._args
+            if "id" not in entry and open_entry is not None \
+                    and open_entry["index"] == entry["index"]:
+                open_entry["function"]["arguments"] += entry["function"]["arguments"]
+                continue
+            self._text = None
+            self.deltas.append({"tool_calls": [entry]})
+            self._args = entry if merge_header or "id" not in entry else None
 
     def _open(self, text_delta: dict[str, Any] | None) -> None:
         self._text = text_delta
@@ -59,20 +77,25 @@ class _DeltaBuilder:
         for field in fields:
             delta[field] += text
 
-    def _add_arguments(self, fragment: str) -> None:
-        if self._args is not None:
-            self._args["function"]["arguments"] += fragment
-            return
-        entry = self.calls.arguments(fragment)
-        self._open(None)
-        self._args = entry
-        self.deltas.append({"tool_calls": [entry]})
-
 
 class ChoiceRewriter:
-    def __init__(self, parser: ToolCallParser, new_id: IdFactory) -> None:
+    def __init__(
+        self,
+        parser: ToolCallParser,
+        new_id: IdFactory,
+        *,
+        buffered: bool = False,
+        budget: Budget | None = None,
+        max_held: int = MAX_HELD,
+        report: Report = NULL_REPORT,
+    ) -> None:
         self.parser = parser
-        self.calls = ToolCallAssembler(new_id)
+        self._budget = budget if budget is not None else Budget(MAX_BUFFERED)
+        self.calls = ToolCallAssembler(new_id, buffered=buffered, budget=self._budget,
+                                       report=report)
+        self.native = NativeToolCalls(self.calls, report)
+        self._max_held = max_held
+        self._report = report
         self.finished = False
         #: Characters of model text the parser holds back (a possible marker prefix). While
         #: nothing but text has come out, lag 0 means the output text equals the input text.
@@ -97,20 +120,45 @@ class ChoiceRewriter:
             if not _echoes(events, text):
                 unchanged = False
                 text_only = self._count_text(text, events) and text_only
+        native = delta.get("tool_calls")
+        if native:
+            builder.tool_calls(self.native.feed(native))
+            unchanged = text_only = False
         if finish_reason is not None:
-            events = self.parser.finish()
             self.finished = True
+            events = self.parser.finish()
             if events:
                 unchanged = False
                 text_only = self._count_text("", events) and text_only
                 builder.add(events, self._last_fields)
+            if self._close(builder):
+                unchanged = text_only = False
             if finish_reason == "stop" and self.calls.count:
                 finish_reason = "tool_calls"
                 unchanged = text_only = False
         self.text_only = text_only
         if unchanged:
             return None
+        if not self.finished:
+            self._check_held()
         return _assemble(choice, delta, builder.deltas, finish_reason)
+
+    def _close(self, builder: _DeltaBuilder) -> bool:
+        """The end of the choice: native calls and (buffered) held calls leave; True if any."""
+        entries = [*self.native.finish(), *self.calls.close()]
+        builder.tool_calls(entries)
+        for _ in range(getattr(self.parser, "text_fallbacks", 0)):
+            self._report.fallback("passed-as-text")
+        return bool(entries)
+
+    def _check_held(self) -> None:
+        """Bound memory: unresolved markup, and arguments a parser holds for a call."""
+        held = getattr(self.parser, "held", 0) + self.native.held
+        if held > self._max_held:
+            raise LimitExceeded("held-back tool-call markup", self._max_held)
+        deferred = getattr(self.parser, "held_arguments", 0)
+        if deferred and deferred + self._budget.used > self._budget.limit:
+            raise LimitExceeded("buffered tool calls", self._budget.limit)
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
@@ -122,7 +170,7 @@ class ChoiceRewriter:
         return True
 
     def finish(self, index: int) -> list[dict[str, Any]]:
-        """End of stream without a finish_reason for this choice: flush what the parser holds."""
+        """End of stream without a finish_reason for this choice: flush what is held."""
         if self.finished:
             return []
         self.finished = True
@@ -130,6 +178,8 @@ class ChoiceRewriter:
         self.text_only = self._count_text("", events)
         builder = _DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
+        if self._close(builder):
+            self.text_only = False
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
 
 
@@ -152,7 +202,7 @@ def _echoes(events: list[Event], text: str) -> bool:
     return len(events) == 1 and type(events[0]) is Text and events[0].text == text
 
 
-_TEXT_FIELDS = frozenset((*REASONING_FIELDS, "content"))
+_REWRITTEN_FIELDS = frozenset((*REASONING_FIELDS, "content", "tool_calls"))
 
 
 def _assemble(
@@ -162,7 +212,8 @@ def _assemble(
     finish_reason: Any,
 ) -> list[dict[str, Any]]:
     """Spread the new deltas over output choices; upstream keys ride on the first and last."""
-    rest = {k: v for k, v in delta.items() if k not in _TEXT_FIELDS}
+    # Native tool_calls were rewritten (or were null/empty, which says nothing).
+    rest = {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS}
     if rest:
         if deltas and "tool_calls" not in deltas[0] and "tool_calls" not in rest:
             deltas[0] = {**rest, **deltas[0]}
@@ -183,9 +234,23 @@ def _assemble(
 class StreamRewriter:
     """Rewrites one response's ``chat.completion.chunk`` objects, choice by choice."""
 
-    def __init__(self, new_parser: ParserFactory, new_id: IdFactory = openai_call_id) -> None:
+    def __init__(
+        self,
+        new_parser: ParserFactory,
+        new_id: IdFactory = openai_call_id,
+        *,
+        mode: str = "stream",
+        max_held_bytes: int = MAX_HELD,
+        max_buffered_bytes: int = MAX_BUFFERED,
+        report: Report = NULL_REPORT,
+    ) -> None:
         self._new_parser = new_parser
         self._new_id = new_id
+        self._buffered = mode == "buffered"
+        self._max_held = max_held_bytes
+        self.max_buffered = max_buffered_bytes
+        self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
+        self._report = report
         self._choices: dict[int, ChoiceRewriter] = {}
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
         #: The last chunk's rewrite only moved text around (see ``ChoiceRewriter.lag``).
@@ -203,7 +268,9 @@ class StreamRewriter:
     def _choice(self, index: int) -> ChoiceRewriter:
         rewriter = self._choices.get(index)
         if rewriter is None:
-            rewriter = self._choices[index] = ChoiceRewriter(self._new_parser(), self._new_id)
+            rewriter = self._choices[index] = ChoiceRewriter(
+                self._new_parser(), self._new_id, buffered=self._buffered, budget=self._budget,
+                max_held=self._max_held, report=self._report)
         return rewriter
 
     def chunk(self, chunk: Chunk) -> list[Chunk] | None:
@@ -248,11 +315,23 @@ class StreamRewriter:
         return chunks
 
 
-def rewrite_message(message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory) -> int:
-    """Rewrite a non-streaming ``choices[].message`` in place; returns the calls found."""
-    calls: list[Entry] = []
-    current: Entry | None = None
-    assembler = ToolCallAssembler(new_id)
+def rewrite_message(
+    message: dict[str, Any],
+    parser: ToolCallParser,
+    new_id: IdFactory,
+    *,
+    buffered: bool = False,
+    report: Report = NULL_REPORT,
+) -> int:
+    """Rewrite a non-streaming ``choices[].message`` in place; returns the calls it now has.
+
+    Markup in the text channels and the native ``tool_calls`` go through the same assembler
+    as in a stream (text calls first, as a stream would carry them), so the message gets the
+    same ids, validation and numbering a streaming client would have seen.
+    """
+    assembler = ToolCallAssembler(new_id, buffered=buffered, budget=Budget(sys.maxsize),
+                                  report=report)
+    entries: list[Entry] = []
     for fields in _text_channels(message):
         builder = _DeltaBuilder(assembler)
         events = [*parser.feed(message[fields[0]]), *parser.finish()]
@@ -260,17 +339,31 @@ def rewrite_message(message: dict[str, Any], parser: ToolCallParser, new_id: IdF
         text = "".join(d.get(fields[0], "") for d in builder.deltas if "tool_calls" not in d)
         for field in fields:
             message[field] = text
-        for d in builder.deltas:
-            for entry in d.get("tool_calls", ()):
-                if "id" in entry:
-                    current = {k: v for k, v in entry.items() if k != "index"}
-                    current["function"] = dict(entry["function"])
-                    calls.append(current)
-                elif current is not None:
-                    current["function"]["arguments"] += entry["function"]["arguments"]
+        entries.extend(e for d in builder.deltas for e in d.get("tool_calls", ()))
+    native = NativeToolCalls(assembler, report)
+    native_calls = message.get("tool_calls")
+    if isinstance(native_calls, list) and native_calls:
+        entries.extend(native.feed_message(native_calls))
+    entries.extend(native.finish())
+    entries.extend(assembler.close())
+    calls = _whole_calls(entries)
     if calls:
-        native = message.get("tool_calls")
-        message["tool_calls"] = [*(native if isinstance(native, list) else ()), *calls]
+        message["tool_calls"] = calls
         if message.get("content") == "":
             message["content"] = None
+    elif isinstance(native_calls, list) and native_calls:
+        del message["tool_calls"]  # every call was dropped (buffered mode)
     return len(calls)
+
+
+def _whole_calls(entries: list[Entry]) -> list[Entry]:
+    """Stream entries joined into message ``tool_calls`` (no ``index`` in a message)."""
+    calls: dict[int, Entry] = {}
+    for entry in entries:
+        call = calls.get(entry["index"])
+        if call is None:
+            calls[entry["index"]] = {"id": entry["id"], "type": "function",
+                                     "function": dict(entry["function"])}
+        else:
+            call["function"]["arguments"] += entry["function"]["arguments"]
+    return [calls[i] for i in sorted(calls)]
