@@ -18,7 +18,7 @@ from .asgi import ASGIApp, Message, Receive, Scope, Send
 from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
 from .detect import resolve_provider
-from .parsers import create_parser
+from .parsers import create_parser, parser_triggers
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
 from .stream import SSEStreamRewriter
@@ -56,9 +56,14 @@ class ToolCallMiddleware:
         provider = resolve_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
-        responder = Responder(send, lambda: StreamRewriter(self._parser_factory(provider, request),
-                                                           _id_factory(provider)),
-                              lambda message: self._rewrite_completion(message, provider, request))
+        responder = Responder(
+            send,
+            lambda: SSEStreamRewriter(
+                StreamRewriter(self._parser_factory(provider, request), _id_factory(provider)),
+                parser_triggers(provider),
+            ),
+            lambda message: self._rewrite_completion(message, provider, request),
+        )
         await self.app(scope, receive, responder.send)
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
@@ -94,7 +99,7 @@ class Responder:
     def __init__(
         self,
         send: Send,
-        new_stream: Callable[[], StreamRewriter],
+        new_stream: Callable[[], SSEStreamRewriter],
         rewrite_completion: Callable[[Any], bool],
     ) -> None:
         self._send = send
@@ -128,7 +133,7 @@ class Responder:
             self._mode = "pass"
         elif content_type == b"text/event-stream":
             self._mode = "sse"
-            self._stream = SSEStreamRewriter(self._new_stream())
+            self._stream = self._new_stream()
             message = {**message, "headers": _without(headers, b"content-length")}
         elif content_type == b"application/json":
             self._mode = "json"

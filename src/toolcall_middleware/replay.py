@@ -167,3 +167,57 @@ async def run_app(app: Any, body: bytes, path: str = "/v1/chat/completions") -> 
 
     await app(scope, receive, send)
     return start.get("status", 0), list(start.get("headers", [])), bodies
+
+
+def replay_app(directory: Path | None = None, pace: float = 0.0) -> Any:
+    """A Starlette app serving recordings like an upstream: the request's ``model`` picks one.
+
+    ``POST /v1/chat/completions`` (and ``/chat/completions``) replays the recording named by
+    the request's model (the default recording otherwise); ``GET /v1/models`` lists them;
+    ``GET /health`` answers 200.
+    """
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    folder = directory or logs_dir()
+    names = sorted(p.stem for p in folder.glob("*.log"))
+
+    chat = _ChatReplay(folder, names, pace)
+
+    async def models(request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [
+            {"id": n, "object": "model", "created": 0, "owned_by": "sse_logs"} for n in names]})
+
+    async def health(request: Request) -> Response:
+        return Response(status_code=200)
+
+    return Starlette(routes=[
+        Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/chat/completions", chat, methods=["POST"]),
+        Route("/v1/models", models),
+        Route("/health", health),
+    ])
+
+
+class _ChatReplay:
+    """The chat completions endpoint of ``replay_app`` (an ASGI app, so Starlette routes to it
+    without wrapping it in a Request/Response pair)."""
+
+    def __init__(self, folder: Path, names: list[str], pace: float) -> None:
+        self._folder, self._names, self._pace = folder, names, pace
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        parts = []
+        while True:
+            message = await receive()
+            parts.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        try:
+            model = orjson.loads(b"".join(parts)).get("model", "")
+        except (orjson.JSONDecodeError, AttributeError):
+            model = ""
+        name = model if model in self._names else DEFAULT_LOG
+        await send_recording(send, Recording.load(self._folder / f"{name}.log"), self._pace)

@@ -102,6 +102,12 @@ class ChoiceRewriter:
         self.lag = 0
         #: The last rewrite changed nothing but where text was cut (no markup, no calls).
         self.text_only = True
+        #: The parser gave back exactly the last text it was fed: it sits in plain text with
+        #: nothing held (see ``ToolCallParser.TRIGGERS``).
+        self.idle = True
+        #: Tool-call markup or native entries were seen: the finish must be decoded, since
+        #: it may have to close or release calls (sticky; see ``SSEStreamRewriter``).
+        self.has_calls = False
         self._last_fields: tuple[str, ...] = _CONTENT
 
     def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -117,7 +123,8 @@ class ChoiceRewriter:
             events = self.parser.feed(text)
             self._last_fields = fields
             builder.add(events, fields)
-            if not _echoes(events, text):
+            self.idle = _echoes(events, text)
+            if not self.idle:
                 unchanged = False
                 text_only = self._count_text(text, events) and text_only
         native = delta.get("tool_calls")
@@ -139,6 +146,8 @@ class ChoiceRewriter:
         self.text_only = text_only
         if unchanged:
             return None
+        if not text_only:
+            self.has_calls = True
         if not self.finished:
             self._check_held()
         return _assemble(choice, delta, builder.deltas, finish_reason)
@@ -183,8 +192,19 @@ class ChoiceRewriter:
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
 
 
+_ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]
+_BOTH_REASONING: list[tuple[str, ...]] = [REASONING_FIELDS]
+
+
 def _text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
     """The text fields to parse, reasoning first; identical reasoning fields are parsed once."""
+    if len(delta) == 1:  # fast paths for the shapes nearly every delta has
+        if isinstance(delta.get("content"), str):
+            return _ONLY_CONTENT
+    elif len(delta) == 2 and "content" not in delta:
+        reasoning = delta.get("reasoning")
+        if isinstance(reasoning, str) and reasoning == delta.get("reasoning_content"):
+            return _BOTH_REASONING
     channels: list[tuple[str, ...]] = []
     reasoning = [f for f in REASONING_FIELDS if isinstance(delta.get(f), str)]
     if len(reasoning) == 2 and delta[reasoning[0]] != delta[reasoning[1]]:
@@ -213,7 +233,9 @@ def _assemble(
 ) -> list[dict[str, Any]]:
     """Spread the new deltas over output choices; upstream keys ride on the first and last."""
     # Native tool_calls were rewritten (or were null/empty, which says nothing).
-    rest = {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS}
+    rest = (
+        {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS} if len(delta) > 1 else {}
+    )
     if rest:
         if deltas and "tool_calls" not in deltas[0] and "tool_calls" not in rest:
             deltas[0] = {**rest, **deltas[0]}
@@ -223,10 +245,12 @@ def _assemble(
         if finish_reason is None:
             return []
         deltas.append({})
-    extra = {k: v for k, v in choice.items() if k not in ("index", "delta", "finish_reason")}
     index = choice.get("index", 0)
     out = [{"index": index, "delta": d, "finish_reason": None} for d in deltas]
-    out[0].update(extra)
+    if len(choice) > 3:
+        out[0].update(
+            {k: v for k, v in choice.items() if k not in ("index", "delta", "finish_reason")}
+        )
     out[-1]["finish_reason"] = finish_reason
     return out
 
@@ -255,15 +279,26 @@ class StreamRewriter:
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
         #: The last chunk's rewrite only moved text around (see ``ChoiceRewriter.lag``).
         self.text_only = True
-
-    @property
-    def lagging(self) -> bool:
-        """Some model text is held back: outputs so far differ from inputs by that text."""
-        return any(c.lag for c in self._choices.values())
+        self.idle = True
+        self.lagging = False
+        self.has_calls = False
 
     @property
     def tool_call_count(self) -> int:
         return sum(c.calls.count for c in self._choices.values())
+
+    def _update_state(self) -> None:
+        if len(self._choices) == 1:  # the usual n=1 stream, without generator overhead
+            (only,) = self._choices.values()
+            self.idle, self.lagging = only.idle, only.lag != 0
+            self.has_calls = only.has_calls
+            return
+        choices = self._choices.values()
+        #: Every choice's parser just echoed its text (see ``ChoiceRewriter.idle``).
+        self.idle = all(c.idle for c in choices)
+        #: Model text is held back: outputs so far differ from inputs by that text.
+        self.lagging = any(c.lag for c in choices)
+        self.has_calls = any(c.has_calls for c in choices)
 
     def _choice(self, index: int) -> ChoiceRewriter:
         rewriter = self._choices.get(index)
@@ -288,11 +323,15 @@ class StreamRewriter:
             rewritten.append((position, rewriter.rewrite(choice)))
             self.text_only = self.text_only and rewriter.text_only
         self._last = chunk
+        self._update_state()
         if all(out is None for _, out in rewritten):
             return None
         outputs: list[dict[str, Any]] = []
         for position, out in rewritten:
             outputs.extend([choices[position]] if out is None else out)
+        if len(outputs) == 1:  # the common case: reuse the upstream object as it is
+            chunk["choices"] = outputs
+            return [chunk]
         meta = self._metadata()
         chunks = [{**meta, "choices": [c]} for c in outputs]
         if "usage" in chunk:
@@ -312,6 +351,7 @@ class StreamRewriter:
         for index, rewriter in self._choices.items():
             chunks.extend({**meta, "choices": [choice]} for choice in rewriter.finish(index))
             self.text_only = self.text_only and rewriter.text_only
+        self._update_state()
         return chunks
 
 

@@ -30,6 +30,8 @@ class SSEEvent:
 
 
 def parse_event(raw: bytes) -> SSEEvent:
+    if raw.startswith(b"data: ") and raw.count(b"\n") == 2 and raw.endswith(b"\n\n"):
+        return SSEEvent(raw, raw[6:-2], ())  # the usual one-line event, without the loop
     body = raw[len(BOM) :] if raw.startswith(BOM) else raw
     data: list[bytes] = []
     fields: list[bytes] = []
@@ -60,6 +62,15 @@ class SSEDecoder:
         return len(self._buffer)
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
+        if (
+            not self._buffer
+            and self._newline_known
+            and chunk.endswith(b"\n\n")
+            and chunk.find(b"\n\n") == len(chunk) - 2
+            and not chunk.startswith(b"\n")
+            and b"\r" not in chunk
+        ):
+            return [parse_event(chunk)]  # one whole event per read: how servers send them
         buf = self._buffer + chunk if self._buffer else chunk
         if not self._newline_known:
             self._learn_newline(buf)

@@ -25,9 +25,21 @@ DONE = b"[DONE]"
 MAX_TENTATIVE_EVENTS = 64
 
 
+def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
+    """How the trigger characters can appear in JSON bytes: raw UTF-8 or ``\\uXXXX``."""
+    patterns: list[bytes] = [b'"tool_calls"']
+    for char in triggers:
+        code = f"\\u{ord(char):04x}"
+        patterns += [char.encode(), code.encode(), code.upper().replace("\\U", "\\u").encode()]
+    return tuple(dict.fromkeys(patterns))
+
+
 class SSEStreamRewriter:
-    def __init__(self, rewriter: StreamRewriter) -> None:
+    """``triggers``: the parser's ``TRIGGERS``, enabling the undecoded fast path."""
+
+    def __init__(self, rewriter: StreamRewriter, triggers: str | None = None) -> None:
         self.rewriter = rewriter
+        self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._decoder = SSEDecoder()
         self._failed = False
         self._done = False
@@ -58,6 +70,8 @@ class SSEStreamRewriter:
         if self._failed:
             return event.raw
         data = event.data
+        if self._patterns is not None and not self._tentative and self._unchanging(event.raw):
+            return event.raw
         if data is None or not data.startswith(b"{"):
             if data == DONE:
                 self._done = True
@@ -78,6 +92,19 @@ class SSEStreamRewriter:
             return event.raw
         rewritten = event.raw if chunks is None else self._encode(chunks, event.fields)
         return self._settle(event.raw, rewritten, self.rewriter.text_only and not was_lagging)
+
+    def _unchanging(self, raw: bytes) -> bool:
+        """Whether this event certainly passes unchanged, judged without decoding it."""
+        assert self._patterns is not None
+        if not self.rewriter.idle:
+            return False
+        for pattern in self._patterns:
+            if pattern in raw:
+                return False
+        # A finish_reason may have to become "tool_calls".
+        return not self.rewriter.has_calls or raw.count(b'"finish_reason"') == raw.count(
+            b'"finish_reason":null'
+        ) + raw.count(b'"finish_reason": null')
 
     def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
         """Send, hold or release: originals when held-back text turned out to be just text."""

@@ -26,6 +26,16 @@ def providers() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
+def parser_triggers(name: str) -> str | None:
+    """The characters that can start markup for provider ``name`` (a parser's ``TRIGGERS``).
+
+    While a parser has just echoed its text, a delta containing none of these characters
+    cannot change, so the stream path may forward it without decoding it. ``None``: unknown.
+    """
+    triggers = getattr(_REGISTRY.get(name), "TRIGGERS", None)
+    return triggers if isinstance(triggers, str) else None
+
+
 def create_parser(name: str, context: ParserContext) -> ToolCallParser:
     try:
         factory = _REGISTRY[name]
@@ -38,6 +48,8 @@ def create_parser(name: str, context: ParserContext) -> ToolCallParser:
 @register("openai")
 class PassthroughParser:
     """Native ``tool_calls`` only: model text is never parsed for markup."""
+
+    TRIGGERS = ""
 
     def __init__(self, context: ParserContext) -> None:
         pass
@@ -61,6 +73,7 @@ __all__ = [
     "ToolCallParser",
     "create_parser",
     "kimi_k2",
+    "parser_triggers",
     "providers",
     "register",
 ]

@@ -16,6 +16,14 @@ from ..events import Event
 
 
 class ToolCallParser(Protocol):
+    """What every provider parser implements.
+
+    A parser class may also set ``TRIGGERS: str``, the characters any of its markup can start
+    with. It promises: after ``feed`` returned exactly ``[Text(text)]`` for the text it was
+    given, feeding text without any of these characters returns that text unchanged. The
+    stream path uses this to forward such deltas without decoding them.
+    """
+
     def feed(self, text: str) -> list[Event]: ...
 
     def finish(self) -> list[Event]: ...

@@ -73,6 +73,8 @@ def _argument_keys(arguments: str) -> list[str]:
 
 @register("kimi_k2")
 class KimiK2Parser:
+    TRIGGERS = "<"
+
     def __init__(self, context: ParserContext) -> None:
         self._context = context
         self._state = _State.TEXT

@@ -1,0 +1,89 @@
+"""Shared test helpers: scripted upstream apps, direct ASGI driving, SDK clients."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+
+from toolcall_middleware.asgi import Message, Receive, Scope, Send
+from toolcall_middleware.replay import Recording, logs_dir, run_app
+
+LOGS = logs_dir()
+
+
+def recordings(prefix: str = "") -> list[Path]:
+    return sorted(LOGS.glob(f"{prefix}*.log"))
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
+          model: str = "kimi-k2") -> dict[str, Any]:
+    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": model,
+            "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+
+
+def sse(*objects: Any) -> bytes:
+    out = []
+    for obj in objects:
+        data = obj if isinstance(obj, str) else json.dumps(obj, separators=(",", ":"))
+        out.append(f"data: {data}\n\n")
+    return "".join(out).encode()
+
+
+def request_json(model: str = "kimi-k2", tools: Iterable[str] = ("bash",),
+                 stream: bool = True) -> bytes:
+    return json.dumps({
+        "model": model, "stream": stream, "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {
+            "name": n, "parameters": {"type": "object", "properties": {"command": {
+                "type": "string"}}}}} for n in tools],
+    }).encode()
+
+
+def body_app(pieces: list[bytes], status: int = 200,
+             headers: list[tuple[bytes, bytes]] | None = None) -> Any:
+    """An upstream that sends ``pieces`` as separate body messages."""
+    hdrs = headers if headers is not None else [(b"content-type", b"text/event-stream")]
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": status, "headers": hdrs})
+        for piece in pieces:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+async def through(app: Any, body: bytes, path: str = "/v1/chat/completions") -> bytes:
+    _, _, bodies = await run_app(app, body, path)
+    return b"".join(bodies)
+
+
+def sdk_client(app: Any) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        api_key="test", base_url="http://upstream.test/v1", max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)),
+    )
+
+
+def message_of(completion: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = completion["choices"][0]["message"]
+    return message
+
+
+__all__ = ["LOGS", "Message", "Recording", "body_app", "chunk", "cut_at", "message_of",
+           "recordings",
+           "request_json", "sdk_client", "sse", "through"]
+
+
+def cut_at(whole: Any, points: Iterable[int]) -> list[Any]:
+    """``whole`` (str or bytes) cut at ``points`` (taken modulo its length + 1)."""
+    bounds = sorted({0, len(whole), *(p % (len(whole) + 1) for p in points)})
+    return [whole[a:b] for a, b in pairwise(bounds)]
