@@ -17,11 +17,14 @@ import orjson
 from .asgi import ASGIApp, Message, Receive, Scope, Send
 from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
+from .debug import DebugCapture, debug_app
 from .detect import resolve_provider
+from .hook import CompletionHook, CompletionTap, call_hook
+from .metrics import NULL_REPORT, Report, metrics_for
 from .parsers import create_parser, parser_triggers
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
-from .stream import SSEStreamRewriter
+from .stream import Capture, SSEStreamRewriter
 
 logger = logging.getLogger("toolcall_middleware")
 
@@ -32,83 +35,186 @@ class ToolCallMiddleware:
     ``ToolCallMiddleware(app)`` takes every option from ``TOOLCALL_*`` environment variables;
     keyword arguments override them:
     ``app.add_middleware(ToolCallMiddleware, provider="kimi_k2")``.
+
+    Objects rather than settings: ``registry``, the Prometheus registry the counters go to
+    (default: the global one, when ``prometheus-client`` is installed); ``debug``, a
+    ``DebugCapture`` to record into (default: one of ``debug_max`` entries when ``admin_key``
+    is set, served at ``debug_path``); ``on_complete(request, response)``, called with the
+    request body and the assembled ``chat.completion`` after each chat response.
     """
 
-    def __init__(self, app: ASGIApp, provider: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        provider: str | None = None,
+        *,
+        registry: Any = None,
+        debug: DebugCapture | None = None,
+        on_complete: CompletionHook | None = None,
+        **options: Any,
+    ) -> None:
         self.app = app
         self.options = Options.from_env(provider=provider, **options)
         self._paths = frozenset(self.options.paths)
+        self.metrics = metrics_for(registry) if self.options.metrics else None
+        if debug is None and self.options.admin_key:
+            debug = DebugCapture(self.options.debug_max)
+        self.debug = debug
+        self._debug_app = debug_app(debug, self.options.admin_key) if self.options.admin_key \
+            else None
+        self.on_complete = on_complete
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope.get("method") != "POST"
-            or scope.get("path") not in self._paths
-        ):
+        if scope["type"] != "http" or scope.get("method") != "POST" \
+                or scope.get("path") not in self._paths:
+            if self._debug_app is not None and scope["type"] == "http" \
+                    and scope.get("path") == self.options.debug_path:
+                await self._debug_app(scope, receive, send)
+                return
             await self.app(scope, receive, send)
             return
         body, early = await read_body(receive)
         receive = replay_receive(body, early, receive)
         request = ChatRequest.parse(body)
-        if not request.tools and not self.options.rewrite_without_tools:
+        rewrite = bool(request.tools) or self.options.rewrite_without_tools
+        hook = self.on_complete
+        if not rewrite and hook is None:
             await self.app(scope, receive, send)
             return
         provider = resolve_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
-        responder = Responder(
+        responder = self._responder(send, provider, request, rewrite, hook is not None)
+        try:
+            await self.app(scope, receive, responder.send)
+        finally:
+            if hook is not None:
+                completion = responder.completion()
+                if completion is not None:
+                    await call_hook(hook, _request_dict(body), completion)
+
+    def _responder(self, send: Send, provider: str, request: ChatRequest, rewrite: bool,
+                   tap: bool) -> Responder:
+        options = self.options
+        stream_report = self._report(provider, "stream")
+        json_report = self._report(provider, "json")
+        capture: Capture | None = None
+        if self.debug is not None:
+            debug = self.debug
+
+            def capture(raw: bytes, chunks: list[Any]) -> None:
+                debug.record("stream", provider, request.model, raw, chunks)
+
+        def new_stream() -> SSEStreamRewriter:
+            rewriter = StreamRewriter(
+                self._parser_factory(provider, request), _id_factory(provider),
+                mode=options.mode, max_held_bytes=options.max_held_bytes,
+                max_buffered_bytes=options.max_buffered_bytes, report=stream_report,
+            )
+            return SSEStreamRewriter(
+                rewriter, parser_triggers(provider), max_event_bytes=options.max_buffered_bytes,
+                report=stream_report, capture=capture,
+            )
+
+        def rewrite_completion(completion: Any) -> bool:
+            return self._rewrite_completion(completion, provider, request, json_report)
+
+        return Responder(
             send,
-            lambda: SSEStreamRewriter(
-                StreamRewriter(self._parser_factory(provider, request), _id_factory(provider)),
-                parser_triggers(provider),
-            ),
-            lambda message: self._rewrite_completion(message, provider, request),
+            new_stream if rewrite else None,
+            rewrite_completion if rewrite else None,
+            tap=tap,
+            max_json_bytes=options.max_buffered_bytes,
+            stream_report=stream_report,
+            json_report=json_report,
         )
-        await self.app(scope, receive, responder.send)
+
+    def _report(self, provider: str, stage: str) -> Report:
+        return NULL_REPORT if self.metrics is None else self.metrics.report(provider, stage)
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
         context = request.parser_context()
         return lambda: create_parser(provider, context)
 
-    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> bool:
+    def _rewrite_completion(
+        self, completion: Any, provider: str, request: ChatRequest, report: Report
+    ) -> bool:
         """Rewrite a non-streaming ``chat.completion`` in place; True if anything changed."""
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not isinstance(choices, list):
             return False
-        found = 0
+        changed = False
         context = request.parser_context()
+        buffered = self.options.mode == "buffered"
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
                 continue
+            before = dict(message)
+            raw = orjson.dumps(message) if self.debug is not None else b""
             calls = rewrite_message(message, create_parser(provider, context),
-                                    _id_factory(provider))
+                                    _id_factory(provider), buffered=buffered, report=report)
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
-            found += calls
-        return found > 0
+                changed = True
+            if message != before:
+                changed = True
+            if self.debug is not None and (calls or message != before):
+                self.debug.record("json", provider, request.model, raw, message)
+        return changed
 
 
 def _id_factory(provider: str) -> IdFactory:
     return mistral_call_id if provider == "mistral" else openai_call_id
 
 
+def _request_dict(body: bytes) -> dict[str, Any]:
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
 class Responder:
-    """Wraps one response's ``send``: decides per response whether and how to rewrite it."""
+    """Wraps one response's ``send``: decides per response whether and how to rewrite it.
+
+    Without ``new_stream``/``rewrite_completion`` it only observes (for the completion hook,
+    ``tap``). After a stream ended early (a limit), the rest of the app's body is discarded.
+    """
 
     def __init__(
         self,
         send: Send,
-        new_stream: Callable[[], SSEStreamRewriter],
-        rewrite_completion: Callable[[Any], bool],
+        new_stream: Callable[[], SSEStreamRewriter] | None,
+        rewrite_completion: Callable[[Any], bool] | None,
+        *,
+        tap: bool = False,
+        max_json_bytes: int | None = None,
+        stream_report: Report = NULL_REPORT,
+        json_report: Report = NULL_REPORT,
     ) -> None:
         self._send = send
         self._new_stream = new_stream
         self._rewrite_completion = rewrite_completion
+        self._want_tap = tap
+        self._max_json = max_json_bytes
+        self._stream_report = stream_report
+        self._json_report = json_report
         self._mode = "pass"
         self._stream: SSEStreamRewriter | None = None
+        self._tap: CompletionTap | None = None
+        self._counted = False
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
+        self._json_size = 0
+        self._json_completion: dict[str, Any] | None = None
+
+    def completion(self) -> dict[str, Any] | None:
+        """What the client was sent, as one ``chat.completion`` (needs ``tap``)."""
+        if self._tap is not None:
+            return self._tap.completion()
+        return self._json_completion
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -133,8 +239,11 @@ class Responder:
             self._mode = "pass"
         elif content_type == b"text/event-stream":
             self._mode = "sse"
-            self._stream = self._new_stream()
-            message = {**message, "headers": _without(headers, b"content-length")}
+            if self._want_tap:
+                self._tap = CompletionTap()
+            if self._new_stream is not None:
+                self._stream = self._new_stream()
+                message = {**message, "headers": _without(headers, b"content-length")}
         elif content_type == b"application/json":
             self._mode = "json"
             self._start = message  # held until the body is complete and its length known
@@ -145,33 +254,68 @@ class Responder:
         body = message.get("body", b"")
         more = message.get("more_body", False)
         if self._mode == "json":
-            self._json_parts.append(body)
-            if not more:
-                await self._send_json()
+            await self._on_json(body, more)
             return
-        assert self._stream is not None
-        out = self._stream.feed(body)
-        if not more:
-            out += self._stream.close()
+        if self._mode == "ended":
+            return
+        stream = self._stream
+        out = body
+        if stream is not None:
+            out = stream.feed(body)
+            if stream.ended:
+                more = False
+                self._mode = "ended"
+            elif not more:
+                out += stream.close()
+            if stream.changed and not self._counted:
+                self._counted = True
+                self._stream_report.rewritten()
+        if self._tap is not None:
+            self._tap.feed(out)
         if out or not more:
             await self._send({"type": "http.response.body", "body": out, "more_body": more})
 
+    async def _on_json(self, body: bytes, more: bool) -> None:
+        self._json_parts.append(body)
+        self._json_size += len(body)
+        if self._max_json is not None and self._json_size > self._max_json:
+            # Too large to hold for a rewrite: what came so far, then the rest, as it is.
+            logger.warning("JSON response over %d bytes: passed through unrewritten",
+                           self._max_json)
+            self._json_report.fallback("limit-exceeded")
+            assert self._start is not None
+            self._mode = "pass"
+            parts, self._json_parts = self._json_parts, []
+            await self._send(self._start)
+            await self._send({"type": "http.response.body", "body": b"".join(parts),
+                              "more_body": more})
+            return
+        if not more:
+            await self._send_json()
+
     async def _send_json(self) -> None:
         assert self._start is not None
-        body = b"".join(self._json_parts)
+        original = body = b"".join(self._json_parts)
+        self._json_parts = []
         start = self._start
+        completion: Any = None
         try:
             completion = orjson.loads(body)
-            if self._rewrite_completion(completion):
+            if self._rewrite_completion is not None and self._rewrite_completion(completion):
                 body = orjson.dumps(completion)
                 headers = _without(start.get("headers", []), b"content-length")
                 headers.append((b"content-length", str(len(body)).encode()))
                 start = {**start, "headers": headers}
+                self._json_report.rewritten()
         except orjson.JSONDecodeError:
             pass
         except Exception:
             logger.exception("tool-call rewrite of a JSON response failed; sending it as is")
-            body, start = b"".join(self._json_parts), self._start
+            self._json_report.fallback("rewrite-error")
+            body, start = original, self._start
+            completion = orjson.loads(original)
+        if self._want_tap and isinstance(completion, dict):
+            self._json_completion = completion
         await self._send(start)
         await self._send({"type": "http.response.body", "body": body, "more_body": False})
 
