@@ -87,6 +87,16 @@ def checked_arguments(raw: str) -> tuple[str, str | None]:
     return raw, None
 
 
+def complete_object(parts: list[str]) -> bool:
+    """Whether the text in ``parts`` is one complete JSON object (cheap test first)."""
+    if not parts or not parts[-1].rstrip().endswith("}"):
+        return False
+    try:
+        return isinstance(orjson.loads("".join(parts)), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
 def _wrap(raw: str) -> str:
     return orjson.dumps({"input": raw}).decode()
 
@@ -168,6 +178,11 @@ class ToolCallAssembler:
                 parts.append(fragment)
         return [{"index": call.index, "function": {"arguments": fragment}}]
 
+    def argument_size(self, key: Hashable) -> int:
+        """Characters of argument text the open call has had so far."""
+        call = self._open.get(key)
+        return 0 if call is None else call.size
+
     def complete_object(self, key: Hashable) -> bool:
         """Whether the open call's arguments so far are a complete JSON object."""
         call = self._open.get(key)
@@ -175,17 +190,10 @@ class ToolCallAssembler:
             return False
         if call.checked == call.size:
             return True
-        # Cheap test first: a complete object ends with "}" (callers ask once per header).
-        if not call.parts[-1].rstrip().endswith("}"):
+        if not complete_object(call.parts):
             return False
-        try:
-            value = orjson.loads("".join(call.parts))
-        except orjson.JSONDecodeError:
-            return False
-        if isinstance(value, dict):
-            call.checked = call.size
-            return True
-        return False
+        call.checked = call.size
+        return True
 
     def end(self, key: Hashable = TEXT) -> list[Entry]:
         """Close a call; in stream mode an empty call still needs valid JSON arguments."""
@@ -200,9 +208,11 @@ class ToolCallAssembler:
             self._report.malformed("missing_arguments")
         if not call.size:
             return [{"index": call.index, "function": {"arguments": "{}"}}]
-        if parts is not None and checked_arguments("".join(parts))[1] is not None:
-            # Stream mode forwards what the model wrote; it is only counted.
-            self._report.malformed("invalid_json")
+        if parts is not None:
+            # Stream mode forwards what the model wrote; a problem is only counted.
+            problem = checked_arguments("".join(parts))[1]
+            if problem is not None:
+                self._report.malformed(problem)
         return []
 
     def close(self) -> list[Entry]:

@@ -245,6 +245,10 @@ def _assemble(
         if finish_reason is None:
             return []
         deltas.append({})
+    elif finish_reason is not None and "tool_calls" in deltas[-1]:
+        # The SDK closes a call (``arguments.done``) on the next index or on a later finish
+        # chunk: a finish_reason beside the last call's entry would leave it unclosed.
+        deltas.append({})
     index = choice.get("index", 0)
     out = [{"index": index, "delta": d, "finish_reason": None} for d in deltas]
     if len(choice) > 3:

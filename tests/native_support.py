@@ -1,0 +1,80 @@
+"""Helpers for the native tool_calls / buffered / limits / metrics tests."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from toolcall_middleware.calls import Entry, ToolCallAssembler
+from toolcall_middleware.normalize import NativeToolCalls
+
+
+class FakeReport:
+    """Records what the rewrite reports, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[bool] = []  # native?
+        self.reasons: list[str] = []  # malformed reasons
+        self.fallbacks: list[str] = []
+        self.rewrites = 0
+
+    def tool_call(self, native: bool) -> None:
+        self.calls.append(native)
+
+    def malformed(self, reason: str) -> None:
+        self.reasons.append(reason)
+
+    def fallback(self, action: str) -> None:
+        self.fallbacks.append(action)
+
+    def rewritten(self) -> None:
+        self.rewrites += 1
+
+
+def counter_ids(prefix: str = "call_gen") -> Callable[[], str]:
+    numbers = itertools.count(1)
+    return lambda: f"{prefix}{next(numbers)}"
+
+
+def normalise(chunks: list[Any], buffered: bool = False,
+              report: Any = None) -> list[Entry]:
+    """Feed each chunk's ``tool_calls`` list; the entries a client would be sent."""
+    kwargs = {} if report is None else {"report": report}
+    calls = ToolCallAssembler(counter_ids(), buffered=buffered, **kwargs)
+    native = NativeToolCalls(calls, **kwargs)
+    out: list[Entry] = []
+    for entries in chunks:
+        out += native.feed(entries)
+    out += native.finish()
+    out += calls.close()
+    return out
+
+
+def client_view(entries: list[Entry]) -> list[tuple[str, str, str]]:
+    """Accumulate entries the way the OpenAI SDK does, asserting the CLIENTS.md contract:
+    indexes dense from 0 in order of first appearance, id/type/name on the first entry of a
+    call only, nothing but arguments after, and one call after another (the SDK closes a
+    call when the index changes)."""
+    calls: dict[int, list[str]] = {}
+    for entry in entries:
+        index = entry["index"]
+        assert isinstance(index, int)
+        assert index >= len(calls) - 1, f"index {index} came back after a later call began"
+        if index not in calls:
+            assert index == len(calls), f"index {index} is not the next dense index"
+            assert set(entry) == {"index", "id", "type", "function"}, entry
+            assert entry["type"] == "function" and entry["id"]
+            assert set(entry["function"]) == {"name", "arguments"}, entry
+            calls[index] = [entry["id"], entry["function"]["name"],
+                            entry["function"]["arguments"]]
+        else:
+            assert set(entry) == {"index", "function"}, entry
+            assert set(entry["function"]) == {"arguments"}, entry
+            calls[index][2] += entry["function"]["arguments"]
+    return [(i, n, a) for i, n, a in calls.values()]
+
+
+def calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(c["id"], c["function"]["name"], c["function"]["arguments"])
+            for c in message.get("tool_calls") or []]
