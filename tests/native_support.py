@@ -78,3 +78,33 @@ def client_view(entries: list[Entry]) -> list[tuple[str, str, str]]:
 def calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(c["id"], c["function"]["name"], c["function"]["arguments"])
             for c in message.get("tool_calls") or []]
+
+
+def gated_upstream(head: bytes, tail: bytes, gate: Any) -> Any:
+    """An upstream that sends ``head``, waits for ``gate`` (an anyio.Event), then ``tail``."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": head, "more_body": True})
+        await gate.wait()
+        await send({"type": "http.response.body", "body": tail, "more_body": False})
+
+    return app
+
+
+def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int]) -> Any:
+    """An upstream that sends ``first`` then ``piece`` ``count`` times, counting its sends."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        for _ in range(count):
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            sent[0] += 1
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app

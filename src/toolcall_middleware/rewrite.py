@@ -165,7 +165,7 @@ class ChoiceRewriter:
         held = getattr(self.parser, "held", 0) + self.native.held
         if held > self._max_held:
             raise LimitExceeded("held-back tool-call markup", self._max_held)
-        deferred = getattr(self.parser, "held_arguments", 0)
+        deferred = getattr(self.parser, "held_arguments", 0) + self.native.queued
         if deferred and deferred + self._budget.used > self._budget.limit:
             raise LimitExceeded("buffered tool calls", self._budget.limit)
 

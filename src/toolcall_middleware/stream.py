@@ -140,8 +140,11 @@ class SSEStreamRewriter:
         for pattern in self._patterns:
             if pattern in raw:
                 return False
-        # A finish_reason may have to become "tool_calls".
-        return not self.rewriter.has_calls or raw.count(b'"finish_reason"') == raw.count(
+        if not self.rewriter.has_calls:
+            return True
+        # A finish_reason may have to become "tool_calls", and calls still open or held must
+        # leave before [DONE].
+        return b"[DONE]" not in raw and raw.count(b'"finish_reason"') == raw.count(
             b'"finish_reason":null'
         ) + raw.count(b'"finish_reason": null')
 
