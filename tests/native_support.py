@@ -108,3 +108,21 @@ def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int]) ->
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
+
+
+async def get(app: Any, path: str = "/metrics", query: bytes = b"",
+              headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, Any, list[bytes]]:
+    """One GET through an ASGI app: status, headers, body messages."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
+             "headers": headers or []}
+    await app(scope, receive, send)
+    start = sent[0]
+    return start["status"], start["headers"], [m.get("body", b"") for m in sent[1:]]

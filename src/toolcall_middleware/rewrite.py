@@ -108,6 +108,8 @@ class ChoiceRewriter:
         #: Tool-call markup or native entries were seen: the finish must be decoded, since
         #: it may have to close or release calls (sticky; see ``SSEStreamRewriter``).
         self.has_calls = False
+        #: Held-back data passed a cap in the last rewrite (its output is still good to send).
+        self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = _CONTENT
 
     def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -149,7 +151,7 @@ class ChoiceRewriter:
         if not text_only:
             self.has_calls = True
         if not self.finished:
-            self._check_held()
+            self.exceeded = self._check_held()
         return _assemble(choice, delta, builder.deltas, finish_reason)
 
     def _close(self, builder: _DeltaBuilder) -> bool:
@@ -160,14 +162,15 @@ class ChoiceRewriter:
             self._report.fallback("passed-as-text")
         return bool(entries)
 
-    def _check_held(self) -> None:
-        """Bound memory: unresolved markup, and arguments a parser holds for a call."""
+    def _check_held(self) -> LimitExceeded | None:
+        """Bound memory: unresolved markup, and arguments held for a call until it can go."""
         held = getattr(self.parser, "held", 0) + self.native.held
         if held > self._max_held:
-            raise LimitExceeded("held-back tool-call markup", self._max_held)
+            return LimitExceeded("held-back tool-call markup", self._max_held)
         deferred = getattr(self.parser, "held_arguments", 0) + self.native.queued
         if deferred and deferred + self._budget.used > self._budget.limit:
-            raise LimitExceeded("buffered tool calls", self._budget.limit)
+            return LimitExceeded("buffered tool calls", self._budget.limit)
+        return None
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
@@ -286,6 +289,8 @@ class StreamRewriter:
         self.idle = True
         self.lagging = False
         self.has_calls = False
+        #: A choice passed a memory cap: send this chunk's output, then end the stream.
+        self.exceeded: LimitExceeded | None = None
 
     @property
     def tool_call_count(self) -> int:
@@ -326,6 +331,8 @@ class StreamRewriter:
             rewriter = self._choice(index if isinstance(index, int) else 0)
             rewritten.append((position, rewriter.rewrite(choice)))
             self.text_only = self.text_only and rewriter.text_only
+            if rewriter.exceeded is not None:
+                self.exceeded = rewriter.exceeded
         self._last = chunk
         self._update_state()
         if all(out is None for _, out in rewritten):

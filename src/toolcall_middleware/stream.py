@@ -127,6 +127,9 @@ class SSEStreamRewriter:
             return self._fail(event.raw)
         if self._capture is not None and not self.rewriter.text_only:
             self._capture(data, chunks or [])
+        if self.rewriter.exceeded is not None:  # what came before the held data still goes
+            sent = b"" if chunks is None else self._encode(chunks, event.fields)
+            return self._release(original=False) + sent + self._limit(self.rewriter.exceeded)
         if chunks is None and not self._tentative:
             return event.raw
         rewritten = event.raw if chunks is None else self._encode(chunks, event.fields)
