@@ -101,7 +101,8 @@ async def test_the_middleware_captures_tool_call_chunks_and_serves_them() -> Non
                  model="gpt-4.1")
     body = sse(chunk({"content": "plain text"}, model="gpt-4.1"), call,
                chunk({}, "stop", model="gpt-4.1"), "[DONE]")
-    app = ToolCallMiddleware(body_app([body]), admin_key=KEY, debug_max=10, metrics=False)
+    app = ToolCallMiddleware(body_app([body]), "openai", admin_key=KEY, debug_max=10,
+                             metrics=False)
     await through(app, request_json("gpt-4.1", ("f",)))
     assert app.debug is not None and app.debug.max_entries == 10
     status, result = await fetch(app)

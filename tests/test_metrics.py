@@ -37,7 +37,7 @@ MALFORMED_STREAM = sse(
 
 async def test_stream_mode_counts_calls_malformed_and_dropped() -> None:
     registry = CollectorRegistry()
-    app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), registry=registry)
+    app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry)
     await through(app, request_json("gpt-4.1", ("write", "get_time")))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 2
     assert value(registry, "toolcall_tool_calls_malformed_total", provider="openai",
@@ -52,7 +52,8 @@ async def test_stream_mode_counts_calls_malformed_and_dropped() -> None:
 
 async def test_buffered_mode_counts_wrapped_calls() -> None:
     registry = CollectorRegistry()
-    app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), registry=registry, mode="buffered")
+    app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry,
+                             mode="buffered")
     await through(app, request_json("gpt-4.1", ("write", "get_time")))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 2
     assert value(registry, "toolcall_fallbacks_total", provider="openai", stage="stream",
@@ -88,7 +89,7 @@ async def test_json_responses_are_counted_in_the_json_stage() -> None:
             {"id": "c", "type": "function", "function": {"name": "f", "arguments": "nope"}},
             {"id": "d", "type": "function", "function": {"name": "g"}}]}}]}
     app = ToolCallMiddleware(body_app([orjson.dumps(completion)], headers=[
-        (b"content-type", b"application/json")]), registry=registry, mode="buffered")
+        (b"content-type", b"application/json")]), "openai", registry=registry, mode="buffered")
     await through(app, request_json("gpt-4.1", ("f", "g"), stream=False))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 1
     assert value(registry, "toolcall_tool_calls_malformed_total", provider="openai",
@@ -118,7 +119,7 @@ def test_metrics_can_be_switched_off_and_share_a_registry() -> None:
 
 async def test_metrics_endpoint_serves_the_registry() -> None:
     registry = CollectorRegistry()
-    await through(ToolCallMiddleware(body_app([MALFORMED_STREAM]), registry=registry),
+    await through(ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry),
                   request_json("gpt-4.1", ("write", "get_time")))
     app = metrics.metrics_app(registry)
     status, headers, bodies = await get(app)

@@ -39,6 +39,18 @@ def mistral_call_id() -> str:
     return "".join(secrets.choice(_ALNUM) for _ in range(9))
 
 
+def call_ids_for(parser: object) -> IdFactory:
+    """Ids in the style a parser asks for (its ``ID_STYLE``), looked up as each id is made:
+    a sniffing parser only knows its format once the markup has shown it."""
+
+    def new_id() -> str:
+        if getattr(parser, "ID_STYLE", None) == "mistral9":
+            return mistral_call_id()
+        return openai_call_id()
+
+    return new_id
+
+
 class LimitExceeded(Exception):
     """Held-back data passed a configured cap: the stream must end with an error."""
 

@@ -42,7 +42,8 @@ async def replay(recording: Recording, provider: str | None) -> tuple[int, bytes
     """The status and body a client receives for ``recording`` through the middleware."""
     app = ToolCallMiddleware(
         recording_app(recording),
-        provider=provider,
+        # A recording may name the format it is in (one no model-name rule would pick).
+        provider=provider or recording.meta.get("provider"),
         # A bare capture has no request, so no tools: parse it anyway.
         rewrite_without_tools=True,
     )

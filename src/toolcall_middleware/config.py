@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from .parsers.base import UnknownTools
+
 DEFAULT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODES = ("stream", "buffered")
 #: Other names an option's environment variable goes by (seed 003 documents the first).
@@ -34,6 +36,8 @@ class Options:
     provider_overrides: Mapping[str, str] = field(default_factory=dict)
     #: Rewrite responses to requests that offered no ``tools`` (off: those pass untouched).
     rewrite_without_tools: bool = False
+    #: Calls to tools the request did not offer: ``forward``, ``drop`` or ``text``.
+    unknown_tools: UnknownTools = "forward"
     #: ``stream``: tool-call arguments flow as they arrive. ``buffered``: each call leaves
     #: whole when its choice ends, arguments checked as JSON (invalid ones wrapped as
     #: ``{"input": ...}``, nameless calls dropped). Text streams immediately either way.
@@ -65,6 +69,10 @@ class Options:
                     f"provider_overrides[{model!r}] = {provider!r} is not one of: "
                     f"{', '.join(providers())}"
                 )
+        if self.unknown_tools not in ("forward", "drop", "text"):
+            raise ConfigError(
+                f"unknown_tools must be forward, drop or text, not {self.unknown_tools!r}"
+            )
         if isinstance(self.paths, str) or not all(p.startswith("/") for p in self.paths):
             raise ConfigError(f"paths must be paths starting with '/': {self.paths!r}")
         if self.mode not in MODES:

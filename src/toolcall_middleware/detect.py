@@ -20,8 +20,16 @@ MODEL_NAME_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
+#: The parser that recognises a format from its markers in the stream (``parsers.sniff``).
+SNIFF = "sniff"
+
+
 def provider_for_model(model: str, overrides: Mapping[str, str] = {}) -> str:
     """The provider for a model name: the override map first, then the name rules."""
+    return _provider_from_name(model, overrides) or "openai"
+
+
+def _provider_from_name(model: str, overrides: Mapping[str, str]) -> str | None:
     lowered = model.lower()
     for name, provider in overrides.items():
         if name.lower() == lowered:
@@ -30,9 +38,12 @@ def provider_for_model(model: str, overrides: Mapping[str, str] = {}) -> str:
     for needles, provider in MODEL_NAME_RULES:
         if any(n in lowered for n in needles) and provider in available:
             return provider
-    return "openai"
+    return None
 
 
 def resolve_provider(configured: str, model: str, overrides: Mapping[str, str] = {}) -> str:
-    """An explicit provider always wins; ``"auto"`` looks at the model name."""
-    return configured if configured != "auto" else provider_for_model(model, overrides)
+    """An explicit provider always wins; ``"auto"`` looks at the override map, then the model
+    name, and when the name says nothing, at the format's own markers in the stream."""
+    if configured != "auto":
+        return configured
+    return _provider_from_name(model, overrides) or SNIFF

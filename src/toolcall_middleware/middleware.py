@@ -15,13 +15,13 @@ from typing import Any
 import orjson
 
 from .asgi import ASGIApp, Message, Receive, Scope, Send
-from .calls import IdFactory, mistral_call_id, openai_call_id
 from .config import Options
 from .debug import DebugCapture, debug_app
 from .detect import resolve_provider
 from .hook import CompletionHook, CompletionTap, call_hook
 from .metrics import NULL_REPORT, Report, metrics_for
-from .parsers import create_parser, parser_triggers
+from .parsers import ParserContext, ToolCallParser, create_parser, parser_triggers
+from .parsers.unknown_tools import apply_unknown_tools
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
 from .stream import Capture, SSEStreamRewriter
@@ -65,8 +65,11 @@ class ToolCallMiddleware:
         self.on_complete = on_complete
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST" \
-                or scope.get("path") not in self._paths:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") != "POST"
+            or scope.get("path") not in self._paths
+        ):
             if self._debug_app is not None and scope["type"] == "http" \
                     and scope.get("path") == self.options.debug_path:
                 await self._debug_app(scope, receive, send)
@@ -107,8 +110,8 @@ class ToolCallMiddleware:
 
         def new_stream() -> SSEStreamRewriter:
             rewriter = StreamRewriter(
-                self._parser_factory(provider, request), _id_factory(provider),
-                mode=options.mode, max_held_bytes=options.max_held_bytes,
+                self._parser_factory(provider, request), mode=options.mode,
+                max_held_bytes=options.max_held_bytes,
                 max_buffered_bytes=options.max_buffered_bytes, report=stream_report,
             )
             return SSEStreamRewriter(
@@ -133,8 +136,12 @@ class ToolCallMiddleware:
         return NULL_REPORT if self.metrics is None else self.metrics.report(provider, stage)
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
-        context = request.parser_context()
-        return lambda: create_parser(provider, context)
+        context = request.parser_context(self.options.unknown_tools)
+        return lambda: self._new_parser(provider, context)
+
+    @staticmethod
+    def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
+        return apply_unknown_tools(create_parser(provider, context), context)
 
     def _rewrite_completion(
         self, completion: Any, provider: str, request: ChatRequest, report: Report
@@ -144,7 +151,7 @@ class ToolCallMiddleware:
         if not isinstance(choices, list):
             return False
         changed = False
-        context = request.parser_context()
+        context = request.parser_context(self.options.unknown_tools)
         buffered = self.options.mode == "buffered"
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
@@ -152,8 +159,8 @@ class ToolCallMiddleware:
                 continue
             before = dict(message)
             raw = orjson.dumps(message) if self.debug is not None else b""
-            calls = rewrite_message(message, create_parser(provider, context),
-                                    _id_factory(provider), buffered=buffered, report=report)
+            calls = rewrite_message(message, self._new_parser(provider, context),
+                                    buffered=buffered, report=report)
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
                 changed = True
@@ -162,10 +169,6 @@ class ToolCallMiddleware:
             if self.debug is not None and (calls or message != before):
                 self.debug.record("json", provider, request.model, raw, message)
         return changed
-
-
-def _id_factory(provider: str) -> IdFactory:
-    return mistral_call_id if provider == "mistral" else openai_call_id
 
 
 def _request_dict(body: bytes) -> dict[str, Any]:
@@ -204,7 +207,8 @@ class Responder:
         self._mode = "pass"
         self._stream: SSEStreamRewriter | None = None
         self._tap: CompletionTap | None = None
-        self._counted = False
+        self._counted = False  # the rewrite was counted (once per response)
+        self._ended = False
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
         self._json_size = 0
@@ -218,6 +222,28 @@ class Responder:
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
+        stream = self._stream
+        if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
+            if self._ended:
+                return  # a limit ended the response: the rest is discarded
+            body = message.get("body", b"")
+            more = message.get("more_body", False)
+            out = stream.feed(body)
+            if stream.ended:
+                more = False
+                self._ended = True
+            elif not more:
+                out += stream.close()
+            if not self._counted and stream.changed:
+                self._counted = True
+                self._stream_report.rewritten()
+            if self._tap is not None:
+                self._tap.feed(out)
+            if out is body:
+                await self._send(message)  # nothing changed: the upstream's own message
+            elif out or not more:
+                await self._send({"type": "http.response.body", "body": out, "more_body": more})
+            return
         if kind == "http.response.start":
             await self._on_start(message)
         elif kind == "http.response.body" and self._mode != "pass":
@@ -251,31 +277,15 @@ class Responder:
         await self._send(message)
 
     async def _on_body(self, message: Message) -> None:
+        """A JSON response body (collected, rewritten as a whole at its end), or an SSE body
+        only observed for the completion hook."""
         body = message.get("body", b"")
         more = message.get("more_body", False)
-        if self._mode == "json":
-            await self._on_json(body, more)
+        if self._mode != "json":
+            if self._tap is not None:
+                self._tap.feed(body)
+            await self._send(message)
             return
-        if self._mode == "ended":
-            return
-        stream = self._stream
-        out = body
-        if stream is not None:
-            out = stream.feed(body)
-            if stream.ended:
-                more = False
-                self._mode = "ended"
-            elif not more:
-                out += stream.close()
-            if stream.changed and not self._counted:
-                self._counted = True
-                self._stream_report.rewritten()
-        if self._tap is not None:
-            self._tap.feed(out)
-        if out or not more:
-            await self._send({"type": "http.response.body", "body": out, "more_body": more})
-
-    async def _on_json(self, body: bytes, more: bool) -> None:
         self._json_parts.append(body)
         self._json_size += len(body)
         if self._max_json is not None and self._json_size > self._max_json:

@@ -10,6 +10,7 @@ import orjson
 
 from .asgi import Message, Receive
 from .parsers import ParserContext, Tool
+from .parsers.base import UnknownTools
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +37,8 @@ class ChatRequest:
             stream=payload.get("stream") is True,
         )
 
-    def parser_context(self) -> ParserContext:
-        return ParserContext(self.tools)
+    def parser_context(self, unknown_tools: UnknownTools = "forward") -> ParserContext:
+        return ParserContext(self.tools, unknown_tools=unknown_tools)
 
 
 def tools_from_request(tools: Any) -> tuple[Tool, ...]:

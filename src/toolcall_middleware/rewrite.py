@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Budget, Entry, IdFactory, LimitExceeded, ToolCallAssembler, openai_call_id
+from .calls import Budget, Entry, IdFactory, LimitExceeded, ToolCallAssembler, call_ids_for
 from .events import CallArgs, CallEnd, CallStart, Event, Text
 from .metrics import NULL_REPORT, Report
 from .normalize import NativeToolCalls
@@ -49,7 +49,7 @@ class _DeltaBuilder:
             elif type(event) is CallStart:
                 self.tool_calls(calls.start(event.name, event.id), merge_header=False)
             elif type(event) is CallEnd:
-                self.tool_calls(calls.end())
+                self.tool_calls(calls.end())  # the "{}" of a call without arguments, if needed
                 self._args = None
 
     def tool_calls(self, entries: list[Entry], merge_header: bool = True) -> None:
@@ -82,7 +82,7 @@ class ChoiceRewriter:
     def __init__(
         self,
         parser: ToolCallParser,
-        new_id: IdFactory,
+        new_id: IdFactory | None = None,
         *,
         buffered: bool = False,
         budget: Budget | None = None,
@@ -91,14 +91,15 @@ class ChoiceRewriter:
     ) -> None:
         self.parser = parser
         self._budget = budget if budget is not None else Budget(MAX_BUFFERED)
-        self.calls = ToolCallAssembler(new_id, buffered=buffered, budget=self._budget,
-                                       report=report)
+        self.calls = ToolCallAssembler(new_id or call_ids_for(parser), buffered=buffered,
+                                       budget=self._budget, report=report)
         self.native = NativeToolCalls(self.calls, report)
         self._max_held = max_held
         self._report = report
         self.finished = False
-        #: Characters of model text the parser holds back (a possible marker prefix). While
-        #: nothing but text has come out, lag 0 means the output text equals the input text.
+        #: Characters of model text the parser holds back (a possible marker prefix), counted
+        #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
+        #: parser echoes its text again. Lag 0: the output text equals the input text.
         self.lag = 0
         #: The last rewrite changed nothing but where text was cut (no markup, no calls).
         self.text_only = True
@@ -113,20 +114,70 @@ class ChoiceRewriter:
         self._last_fields: tuple[str, ...] = _CONTENT
 
     def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """The output choices for one input choice, or ``None`` when it is unchanged."""
+        """The output choices for one input choice, or ``None`` when it is unchanged.
+
+        May reuse ``choice`` itself (with a new delta) as the output.
+        """
         delta = choice.get("delta")
-        if not isinstance(delta, dict):
+        if type(delta) is not dict:
             delta = {}
         finish_reason = choice.get("finish_reason")
-        builder = _DeltaBuilder(self.calls)
-        unchanged = text_only = True
-        for fields in _text_channels(delta):
+        channels = _text_channels(delta)
+        if finish_reason is None and len(channels) == 1 and len(delta) == len(channels[0]):
+            # The hot path: one text field, no finish. Most deltas are plain text (echoed)
+            # or one piece of arguments.
+            fields = channels[0]
             text = delta[fields[0]]
             events = self.parser.feed(text)
             self._last_fields = fields
+            if not events and text:  # all of it was markup, or is held back: nothing to send
+                self.idle = False
+                self.text_only = self._count_text(text, events)
+                self.exceeded = self._check_held()
+                return []
+            if len(events) == 1:
+                event = events[0]
+                if type(event) is Text and event.text == text:
+                    # Echoing, the parser holds nothing: text it held and never gave back
+                    # (lag > 0) was markup it dropped, so held events must not go out as sent.
+                    self.idle = True
+                    self.text_only = self.lag <= 0
+                    self.lag = 0
+                    return None
+                if type(event) is CallArgs:
+                    self.idle = self.text_only = False
+                    self.has_calls = True
+                    self.lag = -1
+                    entries = self.calls.arguments(event.fragment)
+                    if not entries:  # buffered: held until the choice ends
+                        return []
+                    choice["delta"] = {"tool_calls": entries}
+                    return [choice]
+            return self._rewrite_events(choice, delta, [(fields, text, events)], None)
+        return self._rewrite_events(
+            choice,
+            delta,
+            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in channels],
+            finish_reason,
+        )
+
+    def _rewrite_events(
+        self,
+        choice: dict[str, Any],
+        delta: dict[str, Any],
+        fed: list[tuple[tuple[str, ...], str, list[Event]]],
+        finish_reason: Any,
+    ) -> list[dict[str, Any]] | None:
+        builder = _DeltaBuilder(self.calls)
+        unchanged = text_only = True
+        for fields, text, events in fed:
+            self._last_fields = fields
             builder.add(events, fields)
             self.idle = _echoes(events, text)
-            if not self.idle:
+            if self.idle:
+                text_only = text_only and self.lag <= 0  # see the hot path above
+                self.lag = 0
+            else:
                 unchanged = False
                 text_only = self._count_text(text, events) and text_only
         native = delta.get("tool_calls")
@@ -134,12 +185,13 @@ class ChoiceRewriter:
             builder.tool_calls(self.native.feed(native))
             unchanged = text_only = False
         if finish_reason is not None:
-            self.finished = True
             events = self.parser.finish()
+            self.finished = True
             if events:
                 unchanged = False
                 text_only = self._count_text("", events) and text_only
                 builder.add(events, self._last_fields)
+            text_only = text_only and self.lag <= 0  # all flushed: text still missing was dropped
             if self._close(builder):
                 unchanged = text_only = False
             if finish_reason == "stop" and self.calls.count:
@@ -174,11 +226,15 @@ class ChoiceRewriter:
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
-        self.lag += len(text)
+        if self.lag < 0:
+            return False
+        lag = self.lag + len(text)
         for event in events:
             if type(event) is not Text:
+                self.lag = -1
                 return False
-            self.lag -= len(event.text)
+            lag -= len(event.text)
+        self.lag = lag
         return True
 
     def finish(self, index: int) -> list[dict[str, Any]]:
@@ -187,7 +243,7 @@ class ChoiceRewriter:
             return []
         self.finished = True
         events = self.parser.finish()
-        self.text_only = self._count_text("", events)
+        self.text_only = self._count_text("", events) and self.lag <= 0
         builder = _DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
         if self._close(builder):
@@ -268,18 +324,18 @@ class StreamRewriter:
     def __init__(
         self,
         new_parser: ParserFactory,
-        new_id: IdFactory = openai_call_id,
+        new_id: IdFactory | None = None,
         *,
         mode: str = "stream",
         max_held_bytes: int = MAX_HELD,
         max_buffered_bytes: int = MAX_BUFFERED,
         report: Report = NULL_REPORT,
     ) -> None:
+        """``new_id``: how call ids are made; by default in the style each parser asks for."""
         self._new_parser = new_parser
         self._new_id = new_id
         self._buffered = mode == "buffered"
         self._max_held = max_held_bytes
-        self.max_buffered = max_buffered_bytes
         self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
         self._report = report
         self._choices: dict[int, ChoiceRewriter] = {}
@@ -297,11 +353,6 @@ class StreamRewriter:
         return sum(c.calls.count for c in self._choices.values())
 
     def _update_state(self) -> None:
-        if len(self._choices) == 1:  # the usual n=1 stream, without generator overhead
-            (only,) = self._choices.values()
-            self.idle, self.lagging = only.idle, only.lag != 0
-            self.has_calls = only.has_calls
-            return
         choices = self._choices.values()
         #: Every choice's parser just echoed its text (see ``ChoiceRewriter.idle``).
         self.idle = all(c.idle for c in choices)
@@ -309,7 +360,9 @@ class StreamRewriter:
         self.lagging = any(c.lag for c in choices)
         self.has_calls = any(c.has_calls for c in choices)
 
-    def _choice(self, index: int) -> ChoiceRewriter:
+    def _choice(self, index: Any) -> ChoiceRewriter:
+        if type(index) is not int:
+            index = 0
         rewriter = self._choices.get(index)
         if rewriter is None:
             rewriter = self._choices[index] = ChoiceRewriter(
@@ -318,31 +371,53 @@ class StreamRewriter:
         return rewriter
 
     def chunk(self, chunk: Chunk) -> list[Chunk] | None:
-        """The chunks to send for ``chunk``: ``None`` means send it unchanged."""
-        self.text_only = True
+        """The chunks to send for ``chunk``: ``None`` means send it unchanged.
+
+        May reuse ``chunk`` itself as the (only) output.
+        """
         choices = chunk.get("choices")
-        if not isinstance(choices, list) or not choices:
+        if type(choices) is not list or not choices:
+            self.text_only = True
             return None
-        rewritten: list[tuple[int, list[dict[str, Any]] | None]] = []
-        for position, choice in enumerate(choices):
-            if not isinstance(choice, dict):
-                return None
-            index = choice.get("index", 0)
-            rewriter = self._choice(index if isinstance(index, int) else 0)
-            rewritten.append((position, rewriter.rewrite(choice)))
-            self.text_only = self.text_only and rewriter.text_only
-            if rewriter.exceeded is not None:
-                self.exceeded = rewriter.exceeded
         self._last = chunk
-        self._update_state()
-        if all(out is None for _, out in rewritten):
-            return None
+        if len(choices) == 1:  # n=1: nearly every stream
+            choice = choices[0]
+            if type(choice) is not dict:
+                return None
+            rewriter = self._choices.get(choice.get("index", 0)) or self._choice(
+                choice.get("index", 0)
+            )
+            out = rewriter.rewrite(choice)
+            self.text_only = rewriter.text_only
+            self.exceeded = rewriter.exceeded
+            if len(self._choices) == 1:
+                self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
+                self.has_calls = rewriter.has_calls
+            else:
+                self._update_state()
+            if out is None:
+                return None
+            if len(out) == 1:
+                chunk["choices"] = out
+                return [chunk]
+            return self._spread(chunk, out) if out or "usage" in chunk else []
         outputs: list[dict[str, Any]] = []
-        for position, out in rewritten:
-            outputs.extend([choices[position]] if out is None else out)
-        if len(outputs) == 1:  # the common case: reuse the upstream object as it is
-            chunk["choices"] = outputs
-            return [chunk]
+        changed = False
+        self.text_only = True
+        for choice in choices:
+            if type(choice) is not dict:
+                return None
+            rewriter = self._choice(choice.get("index", 0))
+            out = rewriter.rewrite(choice)
+            self.text_only = self.text_only and rewriter.text_only
+            self.exceeded = self.exceeded or rewriter.exceeded
+            changed = changed or out is not None
+            outputs.extend([choice] if out is None else out)
+        self._update_state()
+        return self._spread(chunk, outputs) if changed else None
+
+    def _spread(self, chunk: Chunk, outputs: list[dict[str, Any]]) -> list[Chunk]:
+        """One chunk per output choice, each with the upstream metadata; usage on the last."""
         meta = self._metadata()
         chunks = [{**meta, "choices": [c]} for c in outputs]
         if "usage" in chunk:
@@ -369,7 +444,7 @@ class StreamRewriter:
 def rewrite_message(
     message: dict[str, Any],
     parser: ToolCallParser,
-    new_id: IdFactory,
+    new_id: IdFactory | None = None,
     *,
     buffered: bool = False,
     report: Report = NULL_REPORT,
@@ -380,8 +455,8 @@ def rewrite_message(
     as in a stream (text calls first, as a stream would carry them), so the message gets the
     same ids, validation and numbering a streaming client would have seen.
     """
-    assembler = ToolCallAssembler(new_id, buffered=buffered, budget=Budget(sys.maxsize),
-                                  report=report)
+    assembler = ToolCallAssembler(new_id or call_ids_for(parser), buffered=buffered,
+                                  budget=Budget(sys.maxsize), report=report)
     entries: list[Entry] = []
     for fields in _text_channels(message):
         builder = _DeltaBuilder(assembler)

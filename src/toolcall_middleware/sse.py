@@ -9,13 +9,12 @@ leading BOM. UTF-8 is never decoded here: a character split across reads is just
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
+class SSEEvent(NamedTuple):
     raw: bytes  # exactly as received, through the blank line that ended it
     data: bytes | None  # the data lines joined with "\n"; None when there were none
     fields: tuple[bytes, ...]  # every other line (comments, event:, id:, retry:), in order
@@ -30,8 +29,8 @@ class SSEEvent:
 
 
 def parse_event(raw: bytes) -> SSEEvent:
-    if raw.startswith(b"data: ") and raw.count(b"\n") == 2 and raw.endswith(b"\n\n"):
-        return SSEEvent(raw, raw[6:-2], ())  # the usual one-line event, without the loop
+    if _is_one_data_line(raw):
+        return SSEEvent(raw, raw[6:-2], ())
     body = raw[len(BOM) :] if raw.startswith(BOM) else raw
     data: list[bytes] = []
     fields: list[bytes] = []
@@ -61,16 +60,14 @@ class SSEDecoder:
     def buffered(self) -> int:
         return len(self._buffer)
 
+    @property
+    def at_boundary(self) -> bool:
+        """Nothing is buffered and the stream's line ending is known to be ``\\n``."""
+        return not self._buffer and self._newline_known and self.newline == b"\n"
+
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        if (
-            not self._buffer
-            and self._newline_known
-            and chunk.endswith(b"\n\n")
-            and chunk.find(b"\n\n") == len(chunk) - 2
-            and not chunk.startswith(b"\n")
-            and b"\r" not in chunk
-        ):
-            return [parse_event(chunk)]  # one whole event per read: how servers send them
+        if not self._buffer and self._newline_known and _is_one_data_line(chunk):
+            return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
         buf = self._buffer + chunk if self._buffer else chunk
         if not self._newline_known:
             self._learn_newline(buf)
@@ -100,6 +97,16 @@ class SSEDecoder:
         elif lf < 0:
             return
         self._newline_known = True
+
+
+def _is_one_data_line(raw: bytes) -> bool:
+    """``raw`` is exactly ``data: ...\\n\\n``: the shape of nearly every event."""
+    return (
+        raw.startswith(b"data: ")
+        and raw.find(b"\n") == len(raw) - 2
+        and raw.endswith(b"\n")
+        and b"\r" not in raw
+    )
 
 
 def _event_end_lf(buf: bytes, start: int) -> int:

@@ -30,11 +30,13 @@ MAX_TENTATIVE_EVENTS = 64
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
-    """How the trigger characters can appear in JSON bytes: raw UTF-8 or ``\\uXXXX``."""
+    """Byte strings whose absence from an event proves it has no native ``tool_calls`` and no
+    trigger character, raw or escaped as ``\\uXXXX`` (matched on the first three hex digits,
+    so a few other escapes also count as triggers: a slower path, never a wrong one)."""
     patterns: list[bytes] = [b'"tool_calls"']
     for char in triggers:
-        code = f"\\u{ord(char):04x}"
-        patterns += [char.encode(), code.encode(), code.upper().replace("\\U", "\\u").encode()]
+        code = f"{ord(char):04x}"[:3]
+        patterns += [char.encode(), f"\\u{code}".encode(), f"\\u{code.upper()}".encode()]
     return tuple(dict.fromkeys(patterns))
 
 
@@ -60,6 +62,7 @@ class SSEStreamRewriter:
     ) -> None:
         self.rewriter = rewriter
         self._patterns = None if triggers is None else trigger_patterns(triggers)
+        self._event_end = b"\n\n"  # a blank line in the stream's own line ending
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
         self._report = report
@@ -82,8 +85,19 @@ class SSEStreamRewriter:
             return body
         if self.ended:
             return b""
+        if self._decoder.at_boundary and body.endswith(b"\n\n") and b"\r" not in body:
+            # Whole events, "\n" line endings: how servers send. Forward them undecoded when
+            # they cannot change; handle the usual single "data:" line without the decoder.
+            if self._patterns is not None and not self._tentative and self._unchanging(body):
+                return body
+            if body.startswith(b"data: ") and body.find(b"\n") == len(body) - 2:
+                return self._data(body, body[6:-2], ())
         events = self._decoder.feed(body)
-        out = b"".join([self._event(e) for e in events]) if events else b""
+        self._event_end = self._decoder.newline * 2
+        if len(events) == 1:
+            out = self._event(events[0])
+        else:
+            out = b"".join([self._event(e) for e in events]) if events else b""
         if self._max_event is not None and self._decoder.buffered > self._max_event \
                 and not self._failed and not self.ended:
             out += self._limit(LimitExceeded("an unterminated SSE event", self._max_event))
@@ -100,56 +114,69 @@ class SSEStreamRewriter:
         return b"".join(out)
 
     def _event(self, event: SSEEvent) -> bytes:
+        raw = event.raw
         if self._failed:
-            return event.raw
+            return raw
         if self.ended:
             return b""
-        data = event.data
-        if self._patterns is not None and not self._tentative and self._unchanging(event.raw):
-            return event.raw
-        if data is None or not data.startswith(b"{"):
+        if self._patterns is not None and not self._tentative and self._unchanging(raw):
+            return raw
+        return self._data(raw, event.data, event.fields)
+
+    def _data(self, raw: bytes, data: bytes | None, fields: tuple[bytes, ...]) -> bytes:
+        """The bytes to send now for one event (``raw``) whose data field is ``data``."""
+        tentative = self._tentative
+        if data is None or data[:1] != b"{":
             if data == DONE:
                 self._done = True
-                return self._finish() + event.raw
-            return self._settle(event.raw, event.raw, text_only=True)
+                return self._finish() + raw
+            return self._settle(raw, raw, text_only=True)
         try:
             chunk = orjson.loads(data)
         except orjson.JSONDecodeError:
-            return self._settle(event.raw, event.raw, text_only=True)
-        if not isinstance(chunk, dict):
-            return self._settle(event.raw, event.raw, text_only=True)
-        was_lagging = not self._tentative and self.rewriter.lagging
+            return self._settle(raw, raw, text_only=True)
+        if type(chunk) is not dict:
+            return self._settle(raw, raw, text_only=True)
+        rewriter = self.rewriter
+        was_lagging = not tentative and rewriter.lagging
         try:
-            chunks = self.rewriter.chunk(chunk)
+            chunks = rewriter.chunk(chunk)
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
-            return self._fail(event.raw)
-        if self._capture is not None and not self.rewriter.text_only:
+            return self._fail(raw)
+        if self._capture is not None and not rewriter.text_only:
             self._capture(data, chunks or [])
-        if self.rewriter.exceeded is not None:  # what came before the held data still goes
-            sent = b"" if chunks is None else self._encode(chunks, event.fields)
-            return self._release(original=False) + sent + self._limit(self.rewriter.exceeded)
-        if chunks is None and not self._tentative:
-            return event.raw
-        rewritten = event.raw if chunks is None else self._encode(chunks, event.fields)
-        return self._settle(event.raw, rewritten, self.rewriter.text_only and not was_lagging)
+        if chunks is None:
+            if not tentative and rewriter.exceeded is None:
+                return raw
+            rewritten = raw
+        elif len(chunks) == 1 and not fields:
+            rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
+        else:
+            rewritten = self._encode(chunks, fields)
+        if rewriter.exceeded is not None:  # what came before the held data still goes
+            return self._release(original=False) + rewritten + self._limit(rewriter.exceeded)
+        if not rewriter.text_only:
+            self.changed = True
+            return self._release(original=False) + rewritten if tentative else rewritten
+        return self._settle(raw, rewritten, text_only=not was_lagging)
 
     def _unchanging(self, raw: bytes) -> bool:
-        """Whether this event certainly passes unchanged, judged without decoding it."""
+        """Whether these events certainly pass unchanged, judged without decoding them."""
         assert self._patterns is not None
-        if not self.rewriter.idle:
+        if not self.rewriter.idle or raw.endswith(b"[DONE]\n\n"):
             return False
         for pattern in self._patterns:
             if pattern in raw:
                 return False
         if not self.rewriter.has_calls:
             return True
-        # A finish_reason may have to become "tool_calls", and calls still open or held must
-        # leave before [DONE].
-        return b"[DONE]" not in raw and raw.count(b'"finish_reason"') == raw.count(
-            b'"finish_reason":null'
-        ) + raw.count(b'"finish_reason": null')
+        # A finish_reason may have to become "tool_calls": all of them must be null.
+        finishes = raw.count(b'"finish_reason"')
+        return not finishes or finishes == raw.count(b'"finish_reason":null') + raw.count(
+            b'"finish_reason": null'
+        )
 
     def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
         """Send, hold or release: originals when held-back text turned out to be just text."""

@@ -62,7 +62,19 @@ class PassthroughParser:
 
 
 # Importing the format modules registers them.
-from . import kimi_k2  # noqa: E402
+from . import (  # noqa: E402
+    deepseek,
+    glm45,
+    gpt_oss,
+    hermes,
+    kimi_k2,
+    llama3_json,
+    minimax_m2,
+    mistral,
+    qwen3_coder,
+    qwen_xml,
+    sniff,
+)
 
 __all__ = [
     "MarkerSearch",
@@ -72,8 +84,18 @@ __all__ = [
     "Tool",
     "ToolCallParser",
     "create_parser",
+    "deepseek",
+    "glm45",
+    "gpt_oss",
+    "hermes",
     "kimi_k2",
+    "llama3_json",
+    "minimax_m2",
+    "mistral",
     "parser_triggers",
     "providers",
+    "qwen3_coder",
+    "qwen_xml",
     "register",
+    "sniff",
 ]

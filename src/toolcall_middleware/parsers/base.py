@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..events import Event
 
@@ -57,11 +57,16 @@ class Tool:
         return frozenset(props) if isinstance(props, Mapping) else frozenset()
 
 
+#: What to do with a call to a tool the request did not offer (see ``parsers.unknown_tools``).
+UnknownTools = Literal["forward", "drop", "text"]
+
+
 @dataclass(frozen=True, slots=True)
 class ParserContext:
     """What a parser may know about the request: the tools it offered."""
 
     tools: tuple[Tool, ...] = ()
+    unknown_tools: UnknownTools = "forward"
 
     def tool(self, name: str) -> Tool | None:
         for tool in self.tools:

@@ -28,19 +28,20 @@ CALL_END_MARKER = "<|tool_call_end|>"
 _FOREIGN_ID_PREFIXES = ("call_", "toolu_", "chatcmpl", "tool_")
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
-    SECTION = enum.auto()
-    HEADER = enum.auto()
-    ARGS = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
+    SECTION = 1
+    HEADER = 2
+    ARGS = 3
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((*SECTION_BEGIN, CALL_BEGIN)),
-    _State.SECTION: MarkerSearch((*SECTION_BEGIN, *SECTION_END, CALL_BEGIN)),
-    _State.HEADER: MarkerSearch((ARGUMENT_BEGIN, CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
-    _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
-}
+# Indexed by state: a tuple, because hashing an enum member runs Python code on every lookup.
+_SEARCH = (
+    MarkerSearch((*SECTION_BEGIN, CALL_BEGIN)),
+    MarkerSearch((*SECTION_BEGIN, *SECTION_END, CALL_BEGIN)),
+    MarkerSearch((ARGUMENT_BEGIN, CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
+    MarkerSearch((CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
+)
 
 
 def name_from_call_id(call_id: str, context: ParserContext) -> str | None:
@@ -100,8 +101,19 @@ class KimiK2Parser:
         return self._deferred_size
 
     def feed(self, text: str) -> list[Event]:
-        if self._state is _State.TEXT and not self._pending and "<" not in text:
-            return [Text(text)] if text else []
+        # Fast paths for the two states nearly every delta finds the parser in.
+        if not self._pending and "<" not in text:
+            if self._state is _State.TEXT:
+                return [Text(text)] if text else []
+            if (
+                self._state is _State.ARGS
+                and self._args_started
+                and not self._held_space
+                and self._deferred is None
+                and text
+                and not text[-1].isspace()
+            ):
+                return [CallArgs(text)]
         buf = self._pending + text if self._pending else text
         out: list[Event] = []
         pos = 0

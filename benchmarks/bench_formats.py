@@ -1,0 +1,178 @@
+"""Per-delta cost of ToolCallMiddleware for every provider format (direct ASGI, no network).
+
+Each format gets the same synthetic agent session, written in its own markup: thinking in
+``reasoning`` (mirrored into ``reasoning_content``), then two tool calls whose arguments stream
+in small pieces and answer text, in ``content``; repeated. Deltas are cut like a detokenizer cuts
+text (special tokens whole, words and punctuation apart), so markers split across deltas.
+
+For each format and session size it prints µs per delta through the middleware, and the
+ratios middleware/orjson (orjson decode + encode of every event: the irreducible work) and
+(µs per delta at the largest size) / (µs per delta at the smallest): linear total cost keeps
+that ratio near 1 (target below 1.5).
+
+    python benchmarks/bench_formats.py [--sizes 1000,100000] [--formats hermes,glm45]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Iterator
+
+import anyio
+import orjson
+from bench_stream import drive, orjson_floor, passthrough, timed, upstream
+
+from toolcall_middleware import ToolCallMiddleware
+
+DS = {k: f"<｜tool▁{k}｜>" for k in ("calls▁begin", "calls▁end", "call▁begin", "call▁end", "sep")}
+
+
+def _command(n: int, call: int) -> str:
+    return f"grep -rn error logs/build-{n}-{call}.txt | head -20"
+
+
+def _json(n: int, call: int) -> str:
+    return orjson.dumps({"command": _command(n, call)}).decode()
+
+
+# Two calls to `bash` in each format's markup (n numbers the session cycle).
+MARKUP: dict[str, Callable[[int], str]] = {
+    "kimi_k2": lambda n: (
+        "<|tool_calls_section_begin|>"
+        + "".join(
+            f"<|tool_call_begin|>functions.bash:{2 * n + c}<|tool_call_argument_begin|>"
+            f"{_json(n, c)}<|tool_call_end|>"
+            for c in range(2)
+        )
+        + "<|tool_calls_section_end|>"
+    ),
+    "hermes": lambda n: "".join(
+        f'<tool_call>\n{{"name": "bash", "arguments": {_json(n, c)}}}\n</tool_call>\n'
+        for c in range(2)
+    ),
+    "qwen3_coder": lambda n: "".join(
+        f"<tool_call>\n<function=bash>\n<parameter=command>\n{_command(n, c)}\n</parameter>\n"
+        "</function>\n</tool_call>\n"
+        for c in range(2)
+    ),
+    "qwen_xml": lambda n: "".join(
+        f"<bash>\n<command>{_command(n, c)}</command>\n</bash>\n" for c in range(2)
+    ),
+    "deepseek": lambda n: (
+        DS["calls▁begin"]
+        + "".join(
+            f"{DS['call▁begin']}bash{DS['sep']}{_json(n, c)}{DS['call▁end']}" for c in range(2)
+        )
+        + DS["calls▁end"]
+    ),
+    "glm45": lambda n: "".join(
+        f"<tool_call>bash\n<arg_key>command</arg_key>\n<arg_value>{_command(n, c)}</arg_value>\n"
+        "</tool_call>\n"
+        for c in range(2)
+    ),
+    "minimax_m2": lambda n: (
+        "<minimax:tool_call>\n"
+        + "".join(
+            f'<invoke name="bash">\n<parameter name="command">{_command(n, c)}</parameter>\n'
+            "</invoke>\n"
+            for c in range(2)
+        )
+        + "</minimax:tool_call>"
+    ),
+    "mistral": lambda n: "".join(f"[TOOL_CALLS]bash{_json(n, c)}" for c in range(2)),
+    "llama3_json": lambda n: (
+        "<|python_tag|>"
+        + "; ".join(f'{{"name": "bash", "parameters": {_json(n, c)}}}' for c in range(2))
+    ),
+    "gpt_oss": lambda n: "".join(
+        "<|start|>assistant<|channel|>commentary to=functions.bash <|constrain|>json<|message|>"
+        f"{_json(n, c)}<|call|>"
+        for c in range(2)
+    ),
+}
+
+_SPECIAL = (
+    r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|</?tool_call>"
+    r"|</?minimax:tool_call>|</?arg_key>|</?arg_value>"
+)
+_TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
+THINKING = (
+    "The user wants the build logs; let me check the CI output first, then grep "
+    "for errors in both builds."
+)
+ANSWER = "The logs show a missing header in asm/types.h; fixing it now."
+
+
+def session(fmt: str) -> Iterator[tuple[str, str]]:
+    """An endless session in format ``fmt``: (field, text) deltas."""
+    n = 0
+    while True:
+        for piece in _TOKEN.findall(THINKING):
+            yield "reasoning", piece
+        for text in (MARKUP[fmt](n), ANSWER):
+            for piece in _TOKEN.findall(text):
+                yield "content", piece
+        n += 1
+
+
+def build_events(fmt: str, deltas: int) -> list[bytes]:
+    events = []
+    pieces = session(fmt)
+    for _ in range(deltas):
+        field, text = next(pieces)
+        delta = (
+            {"reasoning": text, "reasoning_content": text}
+            if field == "reasoning"
+            else {"content": text}
+        )
+        chunk = {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "bench",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+        }
+        events.append(b"data: " + orjson.dumps(chunk) + b"\n\n")
+    return events
+
+
+def measure(fmt: str, deltas: int) -> dict[str, float]:
+    events = build_events(fmt, deltas)
+    repeat = 5 if deltas <= 10_000 else 3
+    app = upstream(events)
+    middleware = ToolCallMiddleware(app, provider=fmt)
+    out = {
+        "middleware": timed(lambda: anyio.run(drive, middleware), repeat),
+        "passthrough": timed(lambda: anyio.run(drive, passthrough(app)), repeat),
+        "orjson": timed(lambda: orjson_floor(events), repeat),
+    }
+    return {k: v / deltas * 1e6 for k, v in out.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--formats", default=",".join(MARKUP))
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(
+        "µs per delta, best of several runs; ratio = per-delta cost at "
+        f"{sizes[-1]} vs {sizes[0]} deltas"
+    )
+    header = "".join(f"{f'mw@{s}':>11}" for s in sizes)
+    print(f"{'format':<12}{header}{'passthru':>10}{'orjson':>8}{'mw/orjson':>10}{'ratio':>7}")
+    for fmt in args.formats.split(","):
+        results = {size: measure(fmt, size) for size in sizes}
+        first, last = results[sizes[0]], results[sizes[-1]]
+        cells = "".join(f"{results[s]['middleware']:>11.2f}" for s in sizes)
+        print(
+            f"{fmt:<12}{cells}{last['passthrough']:>10.2f}{last['orjson']:>8.2f}"
+            f"{last['middleware'] / last['orjson']:>10.2f}"
+            f"{last['middleware'] / first['middleware']:>7.2f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""Reading one ``{"name": ..., "arguments": ...}`` call object as it arrives.
+
+Shared by the formats that write calls as JSON objects (``hermes``, ``mistral`` before v11,
+``llama3_json``). The name is decoded; the arguments value is forwarded as the model wrote it
+(or, when given as a JSON string, as that string's decoded contents) while it streams. Until the
+object is known to be a call its raw text is kept, so an object that is not a call goes back to
+the model's text unchanged.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ..events import CALL_END, CallArgs, CallStart, Event
+from .jsonscan import NON_SPACE, ArgumentsValue, StringDecoder, ValueEnd
+
+NAME_KEYS = frozenset({"name"})
+ARGUMENT_KEYS = frozenset({"arguments", "parameters"})
+
+
+class Status(enum.Enum):
+    READING = enum.auto()
+    CALL = enum.auto()  # the call was emitted and has ended
+    NOT_CALL = enum.auto()  # not a call: ``raw`` is its text, to deliver as text
+
+
+class _State(enum.Enum):
+    START = enum.auto()
+    KEY_OR_END = enum.auto()
+    KEY = enum.auto()
+    COLON = enum.auto()
+    VALUE = enum.auto()
+    NAME = enum.auto()
+    ARGUMENTS = enum.auto()
+    SKIP = enum.auto()
+    AFTER_VALUE = enum.auto()
+
+
+class CallObject:
+    """One call object, read from its ``{``; events go to ``out`` once it is known to be a call.
+
+    It is a call once it has a string ``name`` (and, when ``needs_arguments``, an ``arguments``
+    or ``parameters`` key); arguments that come before the name are held until then.
+    """
+
+    def __init__(self, *, needs_arguments: bool) -> None:
+        self.status = Status.READING
+        self._needs_arguments = needs_arguments
+        self._state = _State.START
+        self._committed = False
+        self._raw: list[str] = []
+        self._name: str | None = None
+        self._key = ""
+        self._parts: list[str] = []
+        self._decoder = StringDecoder()
+        self._arguments_seen = False
+        self._arguments = ArgumentsValue()
+        self._deferred: list[str] = []
+        self._skip = ValueEnd()
+
+    @property
+    def raw(self) -> str:
+        """The object's text so far; only kept until it is known to be a call."""
+        return "".join(self._raw)
+
+    def feed(self, text: str, pos: int, out: list[Event]) -> int:
+        """Read ``text[pos:]``; return where reading stopped.
+
+        That is past the closing ``}``, or at the first character that shows the object is not
+        a call object (not consumed), or ``len(text)`` when the object goes on.
+        """
+        start = pos
+        i = self._read(text, pos, out)
+        if not self._committed:
+            self._raw.append(text[start:i])
+        return i
+
+    def finish(self, out: list[Event]) -> None:
+        """End of stream: a started call keeps what arrived; otherwise it is not a call."""
+        if self.status is not Status.READING:
+            return
+        if self._state is _State.ARGUMENTS:
+            pieces: list[str] = []
+            self._arguments.finish(pieces)
+            self._forward(pieces, out)
+        if self._committed:
+            self.status = Status.CALL
+            out.append(CALL_END)
+        else:
+            self.status = Status.NOT_CALL
+
+    def _read(self, text: str, i: int, out: list[Event]) -> int:
+        n = len(text)
+        while i < n:
+            state = self._state
+            if state is _State.KEY or state is _State.NAME:
+                end = self._decoder.decode(text, i, self._parts)
+                if end == -1:
+                    return n
+                i = end
+                decoded = "".join(self._parts)
+                self._parts = []
+                self._decoder = StringDecoder()
+                if state is _State.KEY:
+                    self._key = decoded
+                    self._state = _State.COLON
+                else:
+                    self._name = decoded
+                    self._state = _State.AFTER_VALUE
+                    self._commit_if_call(out)
+                continue
+            if state is _State.ARGUMENTS:
+                pieces: list[str] = []
+                end = self._arguments.feed(text, i, pieces)
+                self._forward(pieces, out)
+                if end == -1:
+                    return n
+                i = end
+                self._state = _State.AFTER_VALUE
+                continue
+            if state is _State.SKIP:
+                end = self._skip.scan(text, i)
+                if end == -1:
+                    return n
+                i = end
+                self._state = _State.AFTER_VALUE
+                continue
+            match = NON_SPACE.search(text, i)
+            if match is None:
+                return n
+            i = match.start()
+            char = text[i]
+            if state is _State.START:
+                if char != "{":
+                    return self._fail(i, out)
+                self._state = _State.KEY_OR_END
+            elif state is _State.KEY_OR_END:
+                if char == "}":
+                    return self._close(i + 1, out)
+                if char != '"':
+                    return self._fail(i, out)
+                self._state = _State.KEY
+            elif state is _State.COLON:
+                if char != ":":
+                    return self._fail(i, out)
+                self._state = _State.VALUE
+            elif state is _State.VALUE:
+                self._start_value(char)
+                if self._state is _State.NAME:
+                    i += 1
+                elif self._state is _State.ARGUMENTS:
+                    self._commit_if_call(out)
+                elif self._state is not _State.SKIP:
+                    return self._fail(i, out)
+                continue  # the value's first character is the value's own
+            elif state is _State.AFTER_VALUE:
+                if char == "}":
+                    return self._close(i + 1, out)
+                if char != ",":
+                    return self._fail(i, out)
+                self._state = _State.KEY_OR_END
+            i += 1
+        return n
+
+    def _start_value(self, first: str) -> None:
+        key = self._key
+        if key in NAME_KEYS and self._name is None:
+            # A name that is not a string makes this something other than a call.
+            self._state = _State.NAME if first == '"' else _State.VALUE
+        elif key in ARGUMENT_KEYS and not self._arguments_seen:
+            self._arguments_seen = True
+            self._state = _State.ARGUMENTS
+        else:
+            self._skip = ValueEnd()
+            self._state = _State.SKIP
+
+    def _commit_if_call(self, out: list[Event]) -> None:
+        if self._committed or self._name is None:
+            return
+        if self._needs_arguments and not self._arguments_seen:
+            return
+        self._committed = True
+        self._raw = []
+        out.append(CallStart(self._name))
+        if self._deferred:
+            out.append(CallArgs("".join(self._deferred)))
+            self._deferred = []
+
+    def _forward(self, pieces: list[str], out: list[Event]) -> None:
+        if not pieces:
+            return
+        if self._committed:
+            out.append(CallArgs("".join(pieces)))
+        else:
+            self._deferred.extend(pieces)
+
+    def _close(self, end: int, out: list[Event]) -> int:
+        self._commit_if_call(out)
+        if self._committed:
+            self.status = Status.CALL
+            out.append(CALL_END)
+        else:
+            self.status = Status.NOT_CALL
+        return end
+
+    def _fail(self, at: int, out: list[Event]) -> int:
+        if self._committed:
+            self.status = Status.CALL
+            out.append(CALL_END)
+        else:
+            self.status = Status.NOT_CALL
+        return at

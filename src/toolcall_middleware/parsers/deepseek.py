@@ -1,0 +1,167 @@
+"""DeepSeek V3 / R1 and V3.1 special-token tool calls (``provider="deepseek"``).
+
+    V3/R1: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
+           ```json
+           {"location": "Tokyo"}
+           ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+    V3.1:  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"location": "Tokyo"}
+           <｜tool▁call▁end｜><｜tool▁calls▁end｜>
+
+One parser reads both: a header of ``function`` before the separator means the V3 layout, where
+the name follows the separator on its own line and the arguments sit in a code fence. Text
+outside the sections is kept verbatim; anything inside a section that is not a call is framing.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import StreamParser, scan_markers
+from .jsonscan import DelimitedArguments
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END_MARKER = "<｜tool▁call▁end｜>"
+SEP = "<｜tool▁sep｜>"
+V3_TYPE = "function"
+
+_V3_NAME_STOP = re.compile(r"[\s`{\[]")
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    SECTION = enum.auto()
+    HEADER = enum.auto()  # between call begin and the separator
+    V3_NAME = enum.auto()  # V3: the name after the separator
+    ARGS = enum.auto()
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((CALLS_BEGIN, CALL_BEGIN)),
+    _State.SECTION: MarkerSearch((CALL_BEGIN, CALLS_END, CALLS_BEGIN)),
+    _State.HEADER: MarkerSearch((SEP, CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+    _State.V3_NAME: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+    _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+}
+
+
+@register("deepseek")
+class DeepSeekParser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._state = _State.TEXT
+        self._in_section = False
+        self._header = ""
+        self._name = ""
+        self._arguments = DelimitedArguments()
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        found = scan_markers(buf, pos, _SEARCH[self._state], final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            self._segment(buf[pos:end], out)
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT:
+            out.append(Text(segment))
+        elif state is _State.HEADER:
+            self._header += segment
+        elif state is _State.V3_NAME:
+            self._header += segment  # text again if the stream ends before the name does
+            self._v3_name(segment, out)
+        elif state is _State.ARGS:
+            self._add_arguments(segment, out)
+        # SECTION: framing.
+
+    def _v3_name(self, segment: str, out: list[Event]) -> None:
+        if not self._name:
+            segment = segment.lstrip()
+        match = _V3_NAME_STOP.search(segment)
+        if match is None:
+            self._name += segment
+            return
+        self._name += segment[: match.start()]
+        if not self._name:  # "{" straight after the separator: a V3.1 tool named "function"
+            self._name = V3_TYPE
+        self._start_call(self._name, out)
+        self._add_arguments(segment[match.start() :], out)
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        state = self._state
+        if marker == SEP:  # only searched for in HEADER
+            name = self._header.strip()
+            if name == V3_TYPE:
+                self._header += SEP
+                self._name = ""
+                self._state = _State.V3_NAME
+                return
+            self._header = ""
+            self._start_call(name, out)
+            return
+        if state is _State.HEADER:  # a call without a separator: a name and no arguments
+            if self._header.strip():
+                self._start_call(self._header.strip(), out)
+                self._end_call(out)
+        elif state is _State.V3_NAME:
+            if self._name:
+                self._start_call(self._name, out)
+                self._end_call(out)
+        elif state is _State.ARGS:
+            self._end_call(out)
+        self._header = ""
+        if marker == CALL_BEGIN:
+            if state is _State.TEXT:
+                self._in_section = False
+            self._state = _State.HEADER
+        elif marker == CALLS_BEGIN:
+            self._in_section = True
+            self._state = _State.SECTION
+        elif marker == CALLS_END:
+            self._in_section = False
+            self._state = _State.TEXT
+        else:  # CALL_END_MARKER
+            self._state = _State.SECTION if self._in_section else _State.TEXT
+
+    def _start_call(self, name: str, out: list[Event]) -> None:
+        self._header = ""
+        out.append(CallStart(name))
+        self._arguments = DelimitedArguments()
+        self._state = _State.ARGS
+
+    def _add_arguments(self, segment: str, out: list[Event]) -> None:
+        pieces: list[str] = []
+        self._arguments.feed(segment, pieces)
+        if pieces:
+            out.append(CallArgs("".join(pieces)))
+
+    def _end_call(self, out: list[Event]) -> None:
+        pieces: list[str] = []
+        self._arguments.finish(pieces)
+        if pieces:
+            out.append(CallArgs("".join(pieces)))
+        out.append(CALL_END)
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.HEADER or state is _State.V3_NAME:
+            out.append(Text(CALL_BEGIN + self._header))
+        elif state is _State.ARGS:
+            self._end_call(out)  # cut off: keep what arrived
+        self._state = _State.TEXT
+        self._in_section = False

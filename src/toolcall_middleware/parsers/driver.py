@@ -1,0 +1,132 @@
+"""The feed/finish loop the format parsers share.
+
+A parser is a set of states; each state's ``_step`` consumes text from a position and returns
+where it got to, or ``None`` when the rest could still grow into a marker and must wait for
+more text (held as ``_pending``, at most a marker's length). At the end of the stream the same
+steps run with ``final=True`` (nothing may be held), then ``_close`` flushes unfinished markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..events import Event, Text
+from .base import MarkerSearch
+from .jsonscan import NON_SPACE
+
+
+class StreamParser:
+    """Base of the format parsers: subclasses implement ``_step`` and ``_close``."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, text: str) -> list[Event]:
+        if not self._pending and self._is_plain_text(text):
+            return [Text(text)] if text else []
+        buf = self._pending + text if self._pending else text
+        out: list[Event] = []
+        self._pending = buf[self._run(buf, out, final=False) :]
+        return out
+
+    def finish(self) -> list[Event]:
+        out: list[Event] = []
+        buf, self._pending = self._pending, ""
+        stopped = self._run(buf, out, final=True)
+        if stopped < len(buf):  # a state that held at the end: its text is still the model's
+            out.append(Text(buf[stopped:]))
+        self._close(out)
+        return out
+
+    def _run(self, buf: str, out: list[Event], final: bool) -> int:
+        pos = 0
+        end = len(buf)
+        while pos < end:
+            nxt = self._step(buf, pos, out, final)
+            if nxt is None:
+                break
+            pos = nxt
+        return pos
+
+    def _is_plain_text(self, text: str) -> bool:
+        """True when ``text`` can go out as text untouched (the fast path); False to parse."""
+        return False
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        raise NotImplementedError
+
+    def _close(self, out: list[Event]) -> None:
+        raise NotImplementedError
+
+
+def scan_markers(
+    buf: str, pos: int, search: MarkerSearch, final: bool
+) -> tuple[int, str | None, int] | None:
+    """The next marker at or after ``pos``: ``(segment_end, marker, resume)``.
+
+    ``marker`` is ``None`` when there is none: ``buf[pos:segment_end]`` is plain text of the
+    current state and the rest (a possible marker prefix) is held. ``None`` when all is held.
+    """
+    match = search.find(buf, pos)
+    if match is not None:
+        return match.start(), match.group(), match.end()
+    end = len(buf) if final else len(buf) - search.held_suffix(buf, pos)
+    if end <= pos:
+        return None
+    return end, None, end
+
+
+def literal_at(buf: str, pos: int, literals: Iterable[str], final: bool) -> str | None:
+    """Which of ``literals`` starts at ``pos``: the literal, ``""`` if none can, ``None`` if the
+    text ends while it still could (more text decides)."""
+    rest = buf[pos : pos + 64]
+    undecided = False
+    for literal in literals:
+        if rest.startswith(literal):
+            return literal
+        if not final and len(rest) < len(literal) and literal.startswith(rest):
+            undecided = True
+    return None if undecided else ""
+
+
+def skip_space(buf: str, pos: int) -> int:
+    """Index of the first non-whitespace character at or after ``pos`` (``len(buf)`` if none)."""
+    match = NON_SPACE.search(buf, pos)
+    return len(buf) if match is None else match.start()
+
+
+class OptionalClose:
+    """After a call: whitespace, then maybe a closing tag that may be missing.
+
+    With the tag, the whitespace before it is framing; without it (text follows, or the stream
+    ends) the whitespace is the model's text after all.
+    """
+
+    __slots__ = ("_literals", "_space")
+
+    def __init__(self, *literals: str) -> None:
+        self._literals = literals
+        self._space = ""
+
+    def step(
+        self, buf: str, pos: int, out: list[Event], final: bool
+    ) -> tuple[int | None, str | None]:
+        """``(resume, closing)``: ``closing`` is ``None`` until decided, then the tag or ``""``."""
+        start = skip_space(buf, pos)
+        self._space += buf[pos:start]
+        if start == len(buf):
+            return start, None
+        closing = literal_at(buf, start, self._literals, final)
+        if closing is None:
+            return (None if start == pos else start), None
+        if closing:
+            self._space = ""
+            return start + len(closing), closing
+        self.flush(out)
+        return start, closing
+
+    def flush(self, out: list[Event]) -> None:
+        """The stream ended while waiting: the whitespace was text."""
+        if self._space:
+            out.append(Text(self._space))
+            self._space = ""

@@ -1,0 +1,157 @@
+"""GLM-4.5 / 4.6 / 4.7 / 5.x tool calls (``provider="glm45"``).
+
+    4.5: <tool_call>get_weather
+         <arg_key>city</arg_key>
+         <arg_value>Beijing</arg_value>
+         </tool_call>
+    4.7: <tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value></tool_call>
+    zero-argument: <tool_call>get_time</tool_call>
+
+Values are raw text typed by the request's schema (see ``xmlargs``). A ``<tool_call>`` not
+followed by a name and then ``<arg_key>`` or ``</tool_call>`` is the model's text.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .xmlargs import ArgumentsWriter
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+KEY = "<arg_key>"
+KEY_END = "</arg_key>"
+VALUE = "<arg_value>"
+VALUE_END = "</arg_value>"
+
+_NAME_STOP = re.compile(r'[\s<>{}"]')
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    NAME = enum.auto()  # the function name after <tool_call>
+    NAME_END = enum.auto()  # after the name: whitespace, then <arg_key> or </tool_call>
+    BODY = enum.auto()  # between arguments: framing
+    KEY = enum.auto()
+    KEY_DONE = enum.auto()  # after </arg_key>: framing, then <arg_value>
+    VALUE = enum.auto()
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((OPEN,)),
+    _State.BODY: MarkerSearch((KEY, CLOSE)),
+    _State.KEY: MarkerSearch((KEY_END, VALUE, CLOSE)),
+    _State.KEY_DONE: MarkerSearch((VALUE, KEY, CLOSE)),
+    _State.VALUE: MarkerSearch((VALUE_END, KEY, CLOSE)),
+}
+
+
+@register("glm45")
+class Glm45Parser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._context = context
+        self._state = _State.TEXT
+        self._header = ""  # "<tool_call>" and what followed: text again if it is not a call
+        self._name = ""
+        self._key = ""
+        self._arguments = ArgumentsWriter(None)
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _State.NAME:
+            return self._read_name(buf, pos)
+        if state is _State.NAME_END:
+            return self._after_name(buf, pos, out, final)
+        found = scan_markers(buf, pos, _SEARCH[state], final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            self._segment(buf[pos:end], out)
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _read_name(self, buf: str, pos: int) -> int:
+        if not self._name:
+            start = skip_space(buf, pos)
+            self._header += buf[pos:start]
+            pos = start
+        match = _NAME_STOP.search(buf, pos)
+        end = len(buf) if match is None else match.start()
+        self._name += buf[pos:end]
+        self._header += buf[pos:end]
+        if match is not None:
+            self._state = _State.NAME_END  # with no name, NAME_END finds it is not a call
+        return end
+
+    def _after_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        start = skip_space(buf, pos)
+        self._header += buf[pos:start]
+        if start == len(buf):
+            return start
+        marker = literal_at(buf, start, (KEY, CLOSE), final) if self._name else ""
+        if marker is None:
+            return None if start == pos else start
+        if not marker:
+            out.append(Text(self._header))
+            self._state = _State.TEXT
+            return start
+        out.append(CallStart(self._name))
+        self._arguments = ArgumentsWriter(self._context.tool(self._name))
+        self._marker(marker, out)
+        return start + len(marker)
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT:
+            out.append(Text(segment))
+        elif state is _State.VALUE:
+            self._arguments.value(segment, out)
+        elif state is _State.KEY:
+            self._key += segment
+        # BODY, KEY_DONE: whitespace between the tags is framing.
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        if marker == OPEN:  # only searched for in TEXT
+            self._header = OPEN
+            self._name = ""
+            self._state = _State.NAME
+        elif marker == KEY:
+            self._arguments.close(out)
+            self._key = ""
+            self._state = _State.KEY
+        elif marker == KEY_END:
+            self._state = _State.KEY_DONE
+        elif marker == VALUE:
+            self._arguments.open(self._key.strip(), out)
+            self._state = _State.VALUE
+        elif marker == VALUE_END:
+            self._arguments.close(out)
+            self._state = _State.BODY
+        else:  # CLOSE
+            self._end_call(out)
+            self._state = _State.TEXT
+
+    def _end_call(self, out: list[Event]) -> None:
+        self._arguments.end(out)
+        out.append(CALL_END)
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state in (_State.NAME, _State.NAME_END):
+            out.append(Text(self._header))
+        elif state is not _State.TEXT:
+            self._end_call(out)  # cut off: keep what arrived
+        self._state = _State.TEXT

@@ -1,0 +1,139 @@
+"""gpt-oss (harmony) messages that leak as text (``provider="gpt_oss"``).
+
+    <|channel|>analysis<|message|>We need the weather.<|end|>
+    <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json
+    <|message|>{"location": "SF"}<|call|>          (one line in the stream)
+
+A message whose header names a recipient (``to=functions.NAME``) is a call with its body as the
+arguments; any other message body (``analysis``, ``final``) is the model's text, its header
+framing. The recipient may sit before or after ``<|channel|>``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import StreamParser, scan_markers
+from .jsonscan import DelimitedArguments
+
+START = "<|start|>"
+CHANNEL = "<|channel|>"
+CONSTRAIN = "<|constrain|>"
+MESSAGE = "<|message|>"
+END = "<|end|>"
+CALL = "<|call|>"
+RETURN = "<|return|>"
+FUNCTIONS_PREFIX = "functions."
+
+_HEADER_MARKERS = (START, CHANNEL, CONSTRAIN)
+_ENDS = (END, CALL, RETURN)
+_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    HEADER = enum.auto()
+    BODY = enum.auto()  # a message that is text
+    ARGS = enum.auto()  # a message to a tool
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+    _State.HEADER: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+    _State.BODY: MarkerSearch((START, CHANNEL, *_ENDS)),
+    _State.ARGS: MarkerSearch((START, CHANNEL, *_ENDS)),
+}
+
+
+def recipient_name(header: str) -> str | None:
+    """The function a message header addresses, or ``None`` when it addresses no one."""
+    match = _RECIPIENT.search(header)
+    if match is None:
+        return None
+    recipient = match.group(1)
+    return recipient.removeprefix(FUNCTIONS_PREFIX) or None
+
+
+@register("gpt_oss")
+class GptOssParser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._state = _State.TEXT
+        self._header = ""  # the raw header: text again if no message follows
+        self._arguments = DelimitedArguments()
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        found = scan_markers(buf, pos, _SEARCH[self._state], final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            self._segment(buf[pos:end], out)
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT or state is _State.BODY:
+            out.append(Text(segment))
+        elif state is _State.HEADER:
+            self._header += segment
+        else:
+            pieces: list[str] = []
+            self._arguments.feed(segment, pieces)
+            if pieces:
+                out.append(CallArgs("".join(pieces)))
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.HEADER:
+            if marker == MESSAGE:
+                self._open_message(out)
+                return
+            if marker in (CHANNEL, CONSTRAIN):
+                self._header += marker
+                return
+            out.append(Text(self._header))  # a header that never got its message
+        elif state is _State.ARGS:
+            self._end_call(out)
+        if marker in _HEADER_MARKERS:
+            self._header = marker
+            self._state = _State.HEADER
+        elif marker == MESSAGE:  # a message without a header
+            self._state = _State.BODY
+        else:  # an end marker: the message (if any) is over
+            self._state = _State.TEXT
+
+    def _open_message(self, out: list[Event]) -> None:
+        name = recipient_name(self._header)
+        self._header = ""
+        if name is None:
+            self._state = _State.BODY
+            return
+        out.append(CallStart(name))
+        self._arguments = DelimitedArguments()
+        self._state = _State.ARGS
+
+    def _end_call(self, out: list[Event]) -> None:
+        pieces: list[str] = []
+        self._arguments.finish(pieces)
+        if pieces:
+            out.append(CallArgs("".join(pieces)))
+        out.append(CALL_END)
+
+    def _close(self, out: list[Event]) -> None:
+        if self._state is _State.HEADER:
+            out.append(Text(self._header))
+        elif self._state is _State.ARGS:
+            self._end_call(out)  # cut off: keep what arrived
+        self._state = _State.TEXT

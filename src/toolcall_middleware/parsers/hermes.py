@@ -1,0 +1,97 @@
+"""Hermes / Qwen2.5 / Qwen3 JSON-in-tags tool calls (``provider="hermes"``).
+
+    text <tool_call>
+    {"name": "get_weather", "arguments": {"city": "Tokyo"}}
+    </tool_call>
+
+``parameters`` is an alias of ``arguments``, which may also be a JSON string. The arguments
+stream as the model writes them. ``</tool_call>`` may be missing (end of stream, or text
+follows). A ``<tool_call>`` not followed by a call object is the model's text.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ..events import Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .callobject import CallObject, Status
+from .driver import OptionalClose, StreamParser, scan_markers, skip_space
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+
+_OPEN_SEARCH = MarkerSearch((OPEN,))
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    OPENED = enum.auto()  # after <tool_call>: whitespace, then the object's "{"
+    OBJECT = enum.auto()
+    AFTER = enum.auto()  # after the object: whitespace, then </tool_call> (may be missing)
+
+
+@register("hermes")
+class HermesParser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._state = _State.TEXT
+        self._opening = ""  # "<tool_call>" and the whitespace after it, text if no call follows
+        self._object = CallObject(needs_arguments=False)
+        self._after = OptionalClose(CLOSE)
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _State.TEXT:
+            found = scan_markers(buf, pos, _OPEN_SEARCH, final)
+            if found is None:
+                return None
+            end, marker, resume = found
+            if end > pos:
+                out.append(Text(buf[pos:end]))
+            if marker is not None:
+                self._opening = marker
+                self._state = _State.OPENED
+            return resume
+        if state is _State.OPENED:
+            start = skip_space(buf, pos)
+            self._opening += buf[pos:start]
+            if start == len(buf):
+                return start
+            if buf[start] == "{":
+                self._object = CallObject(needs_arguments=False)
+                self._state = _State.OBJECT
+            else:
+                out.append(Text(self._opening))
+                self._state = _State.TEXT
+            return start
+        if state is _State.OBJECT:
+            stop = self._object.feed(buf, pos, out)
+            status = self._object.status
+            if status is Status.CALL:
+                self._state = _State.AFTER
+            elif status is Status.NOT_CALL:
+                out.append(Text(self._opening + self._object.raw))
+                self._state = _State.TEXT
+            return stop
+        after, closing = self._after.step(buf, pos, out, final)
+        if closing is not None:
+            self._state = _State.TEXT
+        return after
+
+    def _close(self, out: list[Event]) -> None:
+        if self._state is _State.OPENED:
+            out.append(Text(self._opening))
+        elif self._state is _State.OBJECT:
+            self._object.finish(out)
+            if self._object.status is Status.NOT_CALL:
+                out.append(Text(self._opening + self._object.raw))
+        elif self._state is _State.AFTER:
+            self._after.flush(out)
+        self._state = _State.TEXT

@@ -1,0 +1,140 @@
+"""MiniMax M2 tool calls (``provider="minimax_m2"``).
+
+    <minimax:tool_call>
+    <invoke name="get_weather">
+    <parameter name="city">Beijing</parameter>
+    </invoke>
+    </minimax:tool_call>
+
+Several ``<invoke>`` per block; values are raw text typed by the request's schema (see
+``xmlargs``). Anything between the tags inside a block is framing.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import StreamParser, scan_markers
+from .xmlargs import ArgumentsWriter
+
+OPEN = "<minimax:tool_call>"
+CLOSE = "</minimax:tool_call>"
+INVOKE = "<invoke"
+INVOKE_END = "</invoke>"
+PARAMETER = "<parameter"
+PARAMETER_END = "</parameter>"
+# Inside a value only the full opening tag closes it: "<parameters>" is value text.
+NEXT_PARAMETER = "<parameter name="
+
+_NAME_ATTRIBUTE = re.compile(r"""name\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))""")
+
+
+def attribute_name(header: str) -> str:
+    """The ``name`` attribute of a tag header like `` name="get_weather"``."""
+    match = _NAME_ATTRIBUTE.search(header)
+    if match is None:
+        return header.strip().strip("\"'")
+    return next(group for group in match.groups() if group is not None).strip()
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    SECTION = enum.auto()
+    INVOKE_HEADER = enum.auto()
+    INVOKE = enum.auto()
+    PARAMETER_HEADER = enum.auto()
+    VALUE = enum.auto()
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((OPEN,)),
+    _State.SECTION: MarkerSearch((INVOKE, CLOSE)),
+    _State.INVOKE_HEADER: MarkerSearch((">",)),
+    _State.INVOKE: MarkerSearch((PARAMETER, INVOKE_END, INVOKE, CLOSE)),
+    _State.PARAMETER_HEADER: MarkerSearch((">",)),
+    _State.VALUE: MarkerSearch((PARAMETER_END, NEXT_PARAMETER, INVOKE_END)),
+}
+
+
+@register("minimax_m2")
+class MinimaxM2Parser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._context = context
+        self._state = _State.TEXT
+        self._header = ""
+        self._arguments = ArgumentsWriter(None)
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        found = scan_markers(buf, pos, _SEARCH[self._state], final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            self._segment(buf[pos:end], out)
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT:
+            out.append(Text(segment))
+        elif state is _State.VALUE:
+            self._arguments.value(segment, out)
+        elif state in (_State.INVOKE_HEADER, _State.PARAMETER_HEADER):
+            self._header += segment
+        # SECTION, INVOKE: whitespace between the tags is framing.
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.INVOKE_HEADER:  # ">"
+            name = attribute_name(self._header)
+            out.append(CallStart(name))
+            self._arguments = ArgumentsWriter(self._context.tool(name))
+            self._state = _State.INVOKE
+        elif state is _State.PARAMETER_HEADER:  # ">"
+            self._arguments.open(attribute_name(self._header), out)
+            self._state = _State.VALUE
+        elif marker == OPEN:
+            self._state = _State.SECTION
+        elif marker == CLOSE:
+            if state is _State.INVOKE:
+                self._end_call(out)
+            self._state = _State.TEXT
+        elif marker == INVOKE:
+            if state is _State.INVOKE:
+                self._end_call(out)
+            self._header = ""
+            self._state = _State.INVOKE_HEADER
+        elif marker == INVOKE_END:
+            self._end_call(out)
+            self._state = _State.SECTION
+        elif marker == PARAMETER_END:
+            self._arguments.close(out)
+            self._state = _State.INVOKE
+        else:  # PARAMETER, or NEXT_PARAMETER closing an unclosed value
+            self._arguments.close(out)
+            self._header = marker[len(PARAMETER) :]
+            self._state = _State.PARAMETER_HEADER
+
+    def _end_call(self, out: list[Event]) -> None:
+        self._arguments.end(out)
+        out.append(CALL_END)
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.INVOKE_HEADER:
+            out.append(Text(INVOKE + self._header))
+        elif state in (_State.INVOKE, _State.PARAMETER_HEADER, _State.VALUE):
+            self._end_call(out)  # cut off: keep what arrived
+        self._state = _State.TEXT

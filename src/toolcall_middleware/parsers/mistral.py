@@ -1,0 +1,195 @@
+"""Mistral tool calls (``provider="mistral"``), before and since tokenizer v11.
+
+    pre-v11: [TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    v11+   : [TOOL_CALLS]get_weather{"city": "Paris"}
+             [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}
+
+Arguments (an object, or a JSON string) stream as the model writes them. Mistral rejects
+tool-call ids that are not exactly 9 alphanumeric characters on the next turn, so the parser
+leaves ids to the rewriter and says which style it needs in ``ID_STYLE``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .callobject import CallObject, Status
+from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .jsonscan import ArgumentsValue
+
+TOOL_CALLS = "[TOOL_CALLS]"
+ARGS = "[ARGS]"
+
+_SEARCH = MarkerSearch((TOOL_CALLS,))
+_NAME_STOP = re.compile(r"[^\w.\-]")
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    OPENED = enum.auto()  # after [TOOL_CALLS]: "[", "{" or a name decides
+    ARRAY = enum.auto()  # pre-v11: between the call objects of the array
+    OBJECT = enum.auto()
+    NAME = enum.auto()  # v11: the name
+    NAME_END = enum.auto()  # after the name: whitespace, then "{" or [ARGS]
+    ARGS = enum.auto()
+
+
+@register("mistral")
+class MistralParser(StreamParser):
+    TRIGGERS = "["
+    #: Mistral needs 9-character alphanumeric call ids.
+    ID_STYLE = "mistral9"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._state = _State.TEXT
+        self._opening = ""  # markup that is text again if no call follows
+        self._array = False  # pre-v11: the calls sit in a JSON array
+        self._name = ""
+        self._object = CallObject(needs_arguments=False)
+        self._arguments = ArgumentsValue()
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "[" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _State.TEXT:
+            found = scan_markers(buf, pos, _SEARCH, final)
+            if found is None:
+                return None
+            end, marker, resume = found
+            if end > pos:
+                out.append(Text(buf[pos:end]))
+            if marker is not None:
+                self._opening = marker
+                self._array = False
+                self._state = _State.OPENED
+            return resume
+        if state is _State.OBJECT:
+            return self._read_object(buf, pos, out)
+        if state is _State.ARGS:
+            pieces: list[str] = []
+            end = self._arguments.feed(buf, pos, pieces)
+            if pieces:
+                out.append(CallArgs("".join(pieces)))
+            if end == -1:
+                return len(buf)
+            out.append(CALL_END)
+            self._state = _State.TEXT
+            return end
+        if state is _State.NAME:
+            return self._read_name(buf, pos)
+        if state is _State.NAME_END:
+            return self._after_name(buf, pos, out, final)
+        # OPENED or ARRAY: whitespace, then what comes next decides.
+        start = skip_space(buf, pos)
+        if self._opening:
+            self._opening += buf[pos:start]
+        if start == len(buf):
+            return start
+        if state is _State.OPENED:
+            return self._after_opening(buf, start, out)
+        return self._in_array(buf, start, out)
+
+    def _in_array(self, buf: str, start: int, out: list[Event]) -> int:
+        char = buf[start]
+        if char == "{":
+            self._object = CallObject(needs_arguments=False)
+            self._state = _State.OBJECT
+            return start
+        if char == "," or char == "]":
+            if self._opening:
+                self._opening += char
+            if char == "]":  # if no call came, the array stays text
+                self._not_a_call(out)
+            return start + 1
+        self._not_a_call(out)
+        return start
+
+    def _after_opening(self, buf: str, start: int, out: list[Event]) -> int:
+        char = buf[start]
+        if char == "[":
+            self._opening += char
+            self._array = True
+            self._state = _State.ARRAY
+            return start + 1
+        if char == "{":
+            self._object = CallObject(needs_arguments=False)
+            self._state = _State.OBJECT
+            return start
+        if _NAME_STOP.match(char) is None:
+            self._name = ""
+            self._state = _State.NAME
+            return start
+        self._not_a_call(out)
+        return start
+
+    def _read_object(self, buf: str, pos: int, out: list[Event]) -> int:
+        stop = self._object.feed(buf, pos, out)
+        status = self._object.status
+        if status is Status.CALL:
+            self._opening = ""
+            self._state = _State.ARRAY if self._array else _State.TEXT
+        elif status is Status.NOT_CALL:
+            self._opening += self._object.raw
+            self._not_a_call(out)
+        return stop
+
+    def _read_name(self, buf: str, pos: int) -> int:
+        match = _NAME_STOP.search(buf, pos)
+        end = len(buf) if match is None else match.start()
+        self._name += buf[pos:end]
+        self._opening += buf[pos:end]
+        if match is not None:
+            self._state = _State.NAME_END
+        return end
+
+    def _after_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        start = skip_space(buf, pos)
+        self._opening += buf[pos:start]
+        if start == len(buf):
+            return start
+        if buf[start] == "{":
+            self._start_call(out)
+            return start
+        args = literal_at(buf, start, (ARGS,), final)
+        if args is None:
+            return None if start == pos else start
+        if args:
+            self._start_call(out)
+            return start + len(args)
+        self._not_a_call(out)
+        return start
+
+    def _start_call(self, out: list[Event]) -> None:
+        out.append(CallStart(self._name))
+        self._opening = ""
+        self._arguments = ArgumentsValue()
+        self._state = _State.ARGS
+
+    def _not_a_call(self, out: list[Event]) -> None:
+        if self._opening:
+            out.append(Text(self._opening))
+        self._opening = ""
+        self._state = _State.TEXT
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.OBJECT:
+            self._object.finish(out)
+            if self._object.status is Status.NOT_CALL:
+                self._opening += self._object.raw
+        elif state is _State.ARGS:
+            pieces: list[str] = []
+            self._arguments.finish(pieces)
+            if pieces:
+                out.append(CallArgs("".join(pieces)))
+            out.append(CALL_END)  # cut off: keep what arrived
+        if state is not _State.ARGS:
+            self._not_a_call(out)
+        self._state = _State.TEXT

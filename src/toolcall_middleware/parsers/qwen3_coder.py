@@ -1,0 +1,179 @@
+"""Qwen3-Coder / Qwen3.5 XML tool calls (``provider="qwen3_coder"``).
+
+    <tool_call>
+    <function=write_file>
+    <parameter=path>
+    src/app.py
+    </parameter>
+    </function>
+    </tool_call>
+
+Values are raw text typed by the request's schema (see ``xmlargs``); string values stream as
+they arrive. A missing ``</parameter>`` is closed by the next ``<parameter=`` or
+``</function>``; a bare ``<function=...>`` without ``<tool_call>`` is still a call.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ..events import CALL_END, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import OptionalClose, StreamParser, literal_at, scan_markers, skip_space
+from .xmlargs import ArgumentsWriter
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+FUNCTION = "<function="
+FUNCTION_END = "</function>"
+PARAMETER = "<parameter="
+PARAMETER_END = "</parameter>"
+
+# A function header ends at ">"; a newline or "<" first means it was not a header after all.
+_FUNCTION_HEADER_STOP = re.compile(r"[>\n<]")
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    OPENED = enum.auto()  # after <tool_call>: whitespace, then <function=
+    FUNCTION_HEADER = enum.auto()  # the name, up to ">"
+    BODY = enum.auto()  # between parameters: framing
+    PARAMETER_HEADER = enum.auto()  # the key, up to ">"
+    VALUE = enum.auto()
+    AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (may be missing)
+
+
+_SEARCH = {
+    _State.TEXT: MarkerSearch((OPEN, FUNCTION)),
+    _State.BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
+    _State.PARAMETER_HEADER: MarkerSearch((">",)),
+    _State.VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
+}
+
+
+@register("qwen3_coder")
+class Qwen3CoderParser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._context = context
+        self._state = _State.TEXT
+        self._opening = ""  # markup that is text again if no call follows
+        self._header = ""
+        self._arguments = ArgumentsWriter(None)
+        self._after = OptionalClose(CLOSE)
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and "<" not in text
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _State.OPENED:
+            return self._after_open(buf, pos, out, final)
+        if state is _State.FUNCTION_HEADER:
+            return self._function_header(buf, pos, out)
+        if state is _State.AFTER:
+            after, closing = self._after.step(buf, pos, out, final)
+            if closing is not None:
+                self._state = _State.TEXT
+            return after
+        found = scan_markers(buf, pos, _SEARCH[state], final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            self._segment(buf[pos:end], out)
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _after_open(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        start = skip_space(buf, pos)
+        self._opening += buf[pos:start]
+        if start == len(buf):
+            return start
+        function = literal_at(buf, start, (FUNCTION,), final)
+        if function is None:
+            return None if start == pos else start
+        if function:
+            self._opening += function
+            self._header = ""
+            self._state = _State.FUNCTION_HEADER
+            return start + len(function)
+        out.append(Text(self._opening))
+        self._state = _State.TEXT
+        return start
+
+    def _function_header(self, buf: str, pos: int, out: list[Event]) -> int:
+        match = _FUNCTION_HEADER_STOP.search(buf, pos)
+        if match is None:
+            self._header += buf[pos:]
+            return len(buf)
+        self._header += buf[pos : match.start()]
+        name = self._header.strip()
+        if match.group() != ">" or not name:
+            out.append(Text(self._opening + self._header))
+            self._state = _State.TEXT
+            return match.start()
+        out.append(CallStart(name))
+        self._arguments = ArgumentsWriter(self._context.tool(name))
+        self._state = _State.BODY
+        return match.end()
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT:
+            out.append(Text(segment))
+        elif state is _State.VALUE:
+            self._arguments.value(segment, out)
+        elif state is _State.PARAMETER_HEADER:
+            self._header += segment
+        # BODY: whitespace between parameters is framing.
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.TEXT:
+            self._opening = marker
+            self._header = ""
+            self._state = _State.OPENED if marker == OPEN else _State.FUNCTION_HEADER
+        elif state is _State.PARAMETER_HEADER:  # ">"
+            self._arguments.open(self._header.strip(), out)
+            self._state = _State.VALUE
+        elif marker == PARAMETER:
+            self._arguments.close(out)
+            self._header = ""
+            self._state = _State.PARAMETER_HEADER
+        elif marker == PARAMETER_END:
+            self._arguments.close(out)
+            self._state = _State.BODY
+        elif marker == FUNCTION_END:
+            self._end_call(out)
+            self._state = _State.AFTER
+        else:  # in BODY: the call ends without </function>
+            self._end_call(out)
+            self._opening = marker
+            self._header = ""
+            self._state = {
+                CLOSE: _State.TEXT,
+                FUNCTION: _State.FUNCTION_HEADER,
+                OPEN: _State.OPENED,
+            }[marker]
+
+    def _end_call(self, out: list[Event]) -> None:
+        self._arguments.end(out)
+        out.append(CALL_END)
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state is _State.OPENED:
+            out.append(Text(self._opening))
+        elif state is _State.FUNCTION_HEADER:
+            out.append(Text(self._opening + self._header))
+        elif state in (_State.BODY, _State.PARAMETER_HEADER, _State.VALUE):
+            self._end_call(out)  # cut off: keep what arrived
+        elif state is _State.AFTER:
+            self._after.flush(out)
+        self._state = _State.TEXT

@@ -1,0 +1,150 @@
+"""Tool-named XML tags, as Qwen web chat writes them (``provider="qwen_xml"``).
+
+    I'll read the file.
+
+    <read>
+    <filePath>/home/user/package.json</filePath>
+    </read>
+
+Only a tag named after a tool the request offered is a call; its child elements are the
+arguments, typed by the schema (see ``xmlargs``). Such tags also occur in ordinary prose, so a
+call is held until its closing tag: malformed or unfinished markup goes back as text unchanged.
+Each character is still read once; only the events of the call in progress are held.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+
+from ..events import CALL_END, CallStart, Event, Text
+from . import register
+from .base import MarkerSearch, ParserContext
+from .driver import StreamParser, scan_markers, skip_space
+from .xmlargs import ArgumentsWriter
+
+_TAG_STOP = re.compile(r"[>\s<]")
+_ELEMENT_NAME = re.compile(r"[A-Za-z_][\w.\-:]*")
+
+
+@functools.lru_cache(maxsize=256)
+def _value_search(key: str, name: str) -> MarkerSearch:
+    # A value ends at its closing tag; the call's closing tag first means the child never closed.
+    return MarkerSearch((f"</{key}>", f"</{name}>"))
+
+
+class _State(enum.Enum):
+    TEXT = enum.auto()
+    CALL = enum.auto()  # between child elements
+    TAG = enum.auto()  # inside "<...>" within a call
+    VALUE = enum.auto()
+
+
+@register("qwen_xml")
+class QwenXmlParser(StreamParser):
+    TRIGGERS = "<"
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__()
+        self._context = context
+        names = [tool.name for tool in context.tools if tool.name]
+        self._search = MarkerSearch(f"<{name}>" for name in names) if names else None
+        self._state = _State.TEXT
+        self._name = ""
+        self._key = ""
+        self._tag = ""
+        self._raw: list[str] = []  # the call's text so far, for when it turns out not to be one
+        self._events: list[Event] = []  # the call's events, held until it closes
+        self._arguments = ArgumentsWriter(None)
+
+    def _is_plain_text(self, text: str) -> bool:
+        return self._state is _State.TEXT and (self._search is None or "<" not in text)
+
+    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _State.TEXT:
+            assert self._search is not None  # without tools every feed is plain text
+            found = scan_markers(buf, pos, self._search, final)
+            if found is None:
+                return None
+            end, marker, resume = found
+            if end > pos:
+                out.append(Text(buf[pos:end]))
+            if marker is not None:
+                self._open_call(marker)
+            return resume
+        if state is _State.VALUE:
+            return self._value(buf, pos, out, final)
+        if state is _State.TAG:
+            return self._read_tag(buf, pos, out)
+        start = skip_space(buf, pos)
+        self._raw.append(buf[pos:start])
+        if start == len(buf):
+            return start
+        if buf[start] != "<":
+            return self._not_a_call(start, out)
+        self._raw.append("<")
+        self._tag = ""
+        self._state = _State.TAG
+        return start + 1
+
+    def _open_call(self, marker: str) -> None:
+        self._name = marker[1:-1]
+        self._raw = [marker]
+        self._events = [CallStart(self._name)]
+        self._arguments = ArgumentsWriter(self._context.tool(self._name))
+        self._state = _State.CALL
+
+    def _read_tag(self, buf: str, pos: int, out: list[Event]) -> int:
+        match = _TAG_STOP.search(buf, pos)
+        end = len(buf) if match is None else match.start()
+        self._tag += buf[pos:end]
+        self._raw.append(buf[pos:end])
+        if match is None:
+            return end
+        if match.group() != ">":
+            return self._not_a_call(end, out)
+        self._raw.append(">")
+        tag = self._tag
+        if tag == "/" + self._name:
+            self._arguments.end(self._events)
+            self._events.append(CALL_END)
+            out.extend(self._events)
+            self._events = []
+            self._raw = []
+            self._state = _State.TEXT
+        elif _ELEMENT_NAME.fullmatch(tag):
+            self._key = tag
+            self._arguments.open(tag, self._events)
+            self._state = _State.VALUE
+        else:
+            return self._not_a_call(end + 1, out)
+        return end + 1
+
+    def _value(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        found = scan_markers(buf, pos, _value_search(self._key, self._name), final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        self._raw.append(buf[pos:resume])
+        if end > pos:
+            self._arguments.value(buf[pos:end], self._events)
+        if marker is None:
+            return resume
+        if marker == f"</{self._key}>":
+            self._arguments.close(self._events)
+            self._state = _State.CALL
+            return resume
+        return self._not_a_call(resume, out)  # the call closed around an open child
+
+    def _not_a_call(self, resume: int, out: list[Event]) -> int:
+        out.append(Text("".join(self._raw)))
+        self._raw = []
+        self._events = []
+        self._state = _State.TEXT
+        return resume
+
+    def _close(self, out: list[Event]) -> None:
+        if self._state is not _State.TEXT:
+            self._not_a_call(0, out)  # unfinished at the end of the stream: it was text

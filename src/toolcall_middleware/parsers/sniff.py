@@ -1,0 +1,130 @@
+"""Recognising a format from its own markers, for model names that say nothing.
+
+Text passes through unchanged until a format's unambiguous markers appear; from then on the
+format's parser reads everything, starting with those markers. Only a possible marker prefix
+(or the few characters after ``<tool_call>`` that tell Hermes, Qwen3-Coder and GLM apart) is
+held back. ``provider="sniff"``; ``provider="auto"`` uses it when the model name matches no rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..events import Event, Text
+from . import create_parser, register
+from .base import MarkerSearch, ParserContext, ToolCallParser
+from .driver import literal_at, skip_space
+
+TOOL_CALL = "<tool_call>"
+#: Markers that name their format outright.
+FORMAT_MARKERS = {
+    "<|tool_calls_section_begin|>": "kimi_k2",
+    "<|tool_call_section_begin|>": "kimi_k2",
+    "<|tool_call_begin|>": "kimi_k2",
+    "<｜tool▁calls▁begin｜>": "deepseek",
+    "<｜tool▁call▁begin｜>": "deepseek",
+    "<minimax:tool_call>": "minimax_m2",
+    "[TOOL_CALLS]": "mistral",
+    "<|python_tag|>": "llama3_json",
+    "<|channel|>": "gpt_oss",
+    "<|start|>assistant": "gpt_oss",
+}
+_SEARCH = MarkerSearch((*FORMAT_MARKERS, TOOL_CALL))
+_GLM_NAME = re.compile(r'[^\s<>{}"]+')
+_GLM_AFTER_NAME = ("<arg_key>", "</tool_call>")
+# Past this many characters after <tool_call> without a verdict, it was text.
+_LOOKAHEAD = 256
+
+
+def tool_call_flavour(text: str, start: int, final: bool) -> str | None:
+    """Which format a ``<tool_call>`` ending at ``start`` opens: a provider, ``""`` for none,
+    ``None`` while the text so far cannot tell."""
+    # Judge only a fixed window, so the verdict cannot depend on where the text was cut.
+    text = text[start : start + _LOOKAHEAD]
+    final = final or len(text) == _LOOKAHEAD
+    undecided = None if not final else ""
+    i = skip_space(text, 0)
+    if i == len(text):
+        return undecided
+    if text[i] == "{":
+        return "hermes"
+    if text[i] == "<":
+        function = literal_at(text, i, ("<function=",), final)
+        if function is None:
+            return undecided
+        return "qwen3_coder" if function else ""
+    name = _GLM_NAME.match(text, i)
+    if name is None:
+        return ""
+    after = skip_space(text, name.end())
+    if after == len(text):
+        return undecided
+    marker = literal_at(text, after, _GLM_AFTER_NAME, final)
+    if marker is None:
+        return undecided
+    return "glm45" if marker else ""
+
+
+@register("sniff")
+class SniffingParser:
+    # Every character any parser it may hand over to treats as a possible markup start.
+    TRIGGERS = "<[{"
+
+    def __init__(self, context: ParserContext) -> None:
+        self._context = context
+        self._pending = ""
+        self._delegate: ToolCallParser | None = None
+        #: The provider recognised from the markers, once there is one.
+        self.detected: str | None = None
+
+    @property
+    def ID_STYLE(self) -> str | None:  # the attribute name the parsers share
+        style = getattr(self._delegate, "ID_STYLE", None)
+        return style if isinstance(style, str) else None
+
+    def feed(self, text: str) -> list[Event]:
+        if self._delegate is not None:
+            return self._delegate.feed(text)
+        if not self._pending and "<" not in text and "[" not in text:
+            return [Text(text)] if text else []
+        return self._sniff(self._pending + text, final=False)
+
+    def finish(self) -> list[Event]:
+        if self._delegate is None:
+            pending, self._pending = self._pending, ""
+            out = self._sniff(pending, final=True)
+        else:
+            out = []
+        if self._delegate is not None:
+            out.extend(self._delegate.finish())
+        return out
+
+    def _sniff(self, buf: str, final: bool) -> list[Event]:
+        out: list[Event] = []
+        pos = 0
+        while True:
+            match = _SEARCH.find(buf, pos)
+            if match is None:
+                end = len(buf) if final else len(buf) - _SEARCH.held_suffix(buf, pos)
+                if end > pos:
+                    out.append(Text(buf[pos:end]))
+                self._pending = buf[end:]
+                return out
+            if match.start() > pos:
+                out.append(Text(buf[pos : match.start()]))
+            marker = match.group()
+            provider = FORMAT_MARKERS.get(marker)
+            if provider is None:
+                provider = tool_call_flavour(buf, match.end(), final)
+            if provider is None:  # more text decides
+                self._pending = buf[match.start() :]
+                return out
+            if not provider:  # this <tool_call> is text; keep looking after it
+                out.append(Text(marker))
+                pos = match.end()
+                continue
+            self.detected = provider
+            self._pending = ""
+            self._delegate = create_parser(provider, self._context)
+            out.extend(self._delegate.feed(buf[match.start() :]))
+            return out

@@ -1,0 +1,90 @@
+"""The policy for calls to tools the request did not offer, applied to any parser's events.
+
+``forward`` (the default) passes them on like any call; ``drop`` removes them; ``text`` turns
+each into model text, rendered as ``{"name": ..., "arguments": ...}`` (the original markup is
+gone by then) and streamed as its arguments arrive. A request without tools has nothing to
+compare names against, so every call is forwarded.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from ..events import CallArgs, CallEnd, CallStart, Event, Text
+from .base import ParserContext, ToolCallParser, UnknownTools
+from .schema import json_string
+
+
+class _Call(enum.Enum):
+    NONE = enum.auto()  # outside a call, or inside one that passes
+    DROPPED = enum.auto()
+    AS_TEXT = enum.auto()
+
+
+class UnknownToolsFilter:
+    """Wraps a parser and applies an unknown-tools policy to its events."""
+
+    def __init__(
+        self, parser: ToolCallParser, context: ParserContext, policy: UnknownTools | None = None
+    ) -> None:
+        self._parser = parser
+        self._policy = policy if policy is not None else context.unknown_tools
+        self._known = frozenset(tool.name for tool in context.tools)
+        self._call = _Call.NONE
+        self._has_arguments = False
+
+    def __getattr__(self, name: str) -> Any:
+        # Parser attributes such as ``ID_STYLE`` stay visible through the wrapper.
+        if name == "_parser":
+            raise AttributeError(name)
+        return getattr(self._parser, name)
+
+    def feed(self, text: str) -> list[Event]:
+        return self._filter(self._parser.feed(text))
+
+    def finish(self) -> list[Event]:
+        return self._filter(self._parser.finish())
+
+    def _filter(self, events: list[Event]) -> list[Event]:
+        if self._policy == "forward" or not self._known:
+            return events
+        out: list[Event] = []
+        for event in events:
+            if isinstance(event, CallStart):
+                self._start(event, out)
+            elif self._call is _Call.NONE:
+                out.append(event)
+            elif self._call is _Call.AS_TEXT:
+                self._as_text(event, out)
+            elif isinstance(event, CallEnd):
+                self._call = _Call.NONE
+        return out
+
+    def _start(self, event: CallStart, out: list[Event]) -> None:
+        if event.name in self._known:
+            self._call = _Call.NONE
+            out.append(event)
+        elif self._policy == "drop":
+            self._call = _Call.DROPPED
+        else:
+            self._call = _Call.AS_TEXT
+            self._has_arguments = False
+            out.append(Text('{"name": ' + json_string(event.name) + ', "arguments": '))
+
+    def _as_text(self, event: Event, out: list[Event]) -> None:
+        if isinstance(event, CallArgs):
+            self._has_arguments = True
+            out.append(Text(event.fragment))
+        elif isinstance(event, CallEnd):
+            out.append(Text("}" if self._has_arguments else "{}}"))
+            self._call = _Call.NONE
+        else:  # parsers never put text inside a call; keep it anyway
+            out.append(event)
+
+
+def apply_unknown_tools(parser: ToolCallParser, context: ParserContext) -> ToolCallParser:
+    """``parser`` with the context's unknown-tools policy applied (itself for ``forward``)."""
+    if context.unknown_tools == "forward" or not context.tools:
+        return parser
+    return UnknownToolsFilter(parser, context)

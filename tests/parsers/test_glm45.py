@@ -1,0 +1,86 @@
+"""GLM-4.5 to 5.x calls."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from parser_helpers import TOOLS, assert_cut_invariant, calls_of, every_cut_agrees, parse
+
+from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
+from toolcall_middleware.parsers import create_parser
+
+P = "glm45"
+V45 = (
+    "I'll check.<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n"
+    "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+)
+V47 = (
+    "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+    "<tool_call>get_time</tool_call>\nBoth asked."
+)
+SAMPLES = [
+    V45,
+    V47,
+    'the <tool_call> tag, <tool_call>{"name": "x"}</tool_call>, <tool_call>\n<arg_key>',
+    "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.txt</arg_value>"
+    "<arg_key>content</arg_key><arg_value>line 1\nline",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
+    text = data.draw(st.sampled_from(SAMPLES))
+    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
+    assert_cut_invariant(P, text, cuts, TOOLS)
+
+
+def test_glm45_layout_in_one_feed_typed_by_schema() -> None:
+    events = every_cut_agrees(P, V45)
+    assert events == [
+        Text("I'll check."),
+        CallStart("get_weather"),
+        CallArgs('{"city": "Beijing", "days": 3}'),
+        CallEnd(),
+    ]
+
+
+def test_glm47_layout_several_calls_and_zero_arguments() -> None:
+    result = calls_of(P, V47)
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("get_weather", '{"city": "Paris"}'),
+        ("get_time", ""),
+    ]
+    assert result.text == "\nBoth asked."
+
+
+def test_values_stream_while_they_arrive() -> None:
+    parser = create_parser(P, TOOLS)
+    assert parser.feed("<tool_call>bash<arg_key>command</arg_key><arg_value>echo ") == [
+        CallStart("bash"),
+        CallArgs('{"command": '),
+        CallArgs('"echo '),
+    ]
+    assert parser.feed("hi</arg_value></tool_call>") == [
+        CallArgs("hi"),
+        CallArgs('"'),
+        CallArgs("}"),
+        CallEnd(),
+    ]
+
+
+def test_not_a_call_is_text() -> None:
+    text = SAMPLES[2]
+    result = calls_of(P, text)
+    assert (result.text, result.calls) == (text, [])
+    assert calls_of(P, "x <").text == "x <"
+
+
+def test_call_cut_off_at_end_of_stream_keeps_what_arrived() -> None:
+    result = calls_of(P, SAMPLES[3])
+    assert result.arguments() == [{"path": "a.txt", "content": "line 1\nline"}]
+
+
+def test_calls_in_reasoning_style_text_and_begin_end_in_one_feed() -> None:
+    events = parse(P, ["Let me think. The user", " wants time.<tool_call>get_time</tool_call>"])
+    assert events == [Text("Let me think. The user wants time."), CallStart("get_time"), CallEnd()]

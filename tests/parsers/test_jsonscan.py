@@ -1,0 +1,98 @@
+"""Incremental JSON scanning: value ends and string decoding under any cut."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from parser_helpers import cut
+
+from toolcall_middleware.parsers.jsonscan import (
+    ArgumentsValue,
+    DelimitedArguments,
+    StringDecoder,
+    ValueEnd,
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def scan_in_pieces(pieces: list[str]) -> int:
+    scanner = ValueEnd()
+    offset = 0
+    for piece in pieces:
+        end = scanner.scan(piece, 0)
+        if end != -1:
+            return offset + end
+        offset += len(piece)
+    return -1
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=json_values, ascii_only=st.booleans(), cuts=st.lists(st.integers(1, 200), max_size=8))
+def test_value_end_and_arguments_under_any_cut(
+    value: object, ascii_only: bool, cuts: list[int]
+) -> None:
+    encoded = json.dumps(value, ensure_ascii=ascii_only)
+    text = encoded + ', "next": 1}'
+    pieces = cut(text, cuts)
+    if not isinstance(value, (int, float, bool)) and value is not None:
+        assert scan_in_pieces(pieces) == len(encoded)
+    as_string = json.dumps(encoded, ensure_ascii=ascii_only) + "}"
+    decoded: list[str] = []
+    arguments = ArgumentsValue()
+    for piece in cut(as_string, cuts):
+        if arguments.feed(piece, 0, decoded) != -1:
+            break
+    assert "".join(decoded) == encoded
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=20), cuts=st.lists(st.integers(1, 200), max_size=8))
+def test_string_decoder_matches_json_loads(text: str, cuts: list[int]) -> None:
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16")  # no lone surrogates
+    encoded = json.dumps(text)  # \uXXXX escapes, surrogate pairs for astral characters
+    decoder = StringDecoder()
+    out: list[str] = []
+    ends = [decoder.decode(piece, 0, out) for piece in cut(encoded[1:] + "tail", cuts)]
+    assert "".join(out)[: len(text)] == text
+    assert any(end != -1 for end in ends)
+
+
+def test_lone_surrogates_and_bad_escapes_decode_leniently() -> None:
+    out: list[str] = []
+    assert StringDecoder().decode('\\ud83d x \\udc00 \\u12zz \\q"', 0, out) != -1
+    assert "".join(out) == "\ufffd x \ufffd u12zz q"
+    out = []
+    decoder = StringDecoder()
+    assert decoder.decode("ab\\u00", 0, out) == -1
+    decoder.finish(out)
+    assert "".join(out) == "abu00"
+
+
+def test_null_arguments_forward_nothing_and_scalars_forward_raw() -> None:
+    for text, expected in (("null,", ""), (" 12 }", "12"), ('""}', "")):
+        out: list[str] = []
+        assert ArgumentsValue().feed(text, 0, out) != -1
+        assert "".join(out) == expected
+
+
+def test_delimited_arguments_strip_fence_and_framing() -> None:
+    for pieces, expected in (
+        (["\n``", '`json\n{"a"', ": 1}\n``", "`  "], '{"a": 1}'),
+        (["  plain text  ", " "], "plain text"),
+        (["`x` and more"], "`x` and more"),
+    ):
+        arguments = DelimitedArguments()
+        out: list[str] = []
+        for piece in pieces:
+            arguments.feed(piece, out)
+        arguments.finish(out)
+        assert "".join(out) == expected
