@@ -149,3 +149,29 @@ def test_debug_max_comes_from_the_seed_variable(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("TOOLCALL_ADMIN_KEY", KEY)
     app = ToolCallMiddleware(body_app([]), metrics=False)
     assert app.debug is not None and app.debug.max_entries == 33
+
+
+async def test_the_replay_example_serves_metrics_and_the_debug_endpoint(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+    from pathlib import Path
+
+    from helpers import sdk_client
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+    monkeypatch.setenv("TOOLCALL_REPLAY_PACE", "0")
+    monkeypatch.setenv("TOOLCALL_ADMIN_KEY", KEY)
+    module = importlib.reload(importlib.import_module("examples.replay_upstream"))
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    async with sdk_client(module.app).chat.completions.stream(
+        model="openai-index-reuse", messages=[{"role": "user", "content": "hi"}], tools=tools,
+    ) as stream:
+        final = await stream.get_final_completion()
+    assert len(final.choices[0].message.tool_calls or []) == 3
+    status, _, bodies = await get(module.app, "/metrics")
+    assert status == 200 and b"toolcall_tool_calls_total{" in b"".join(bodies)
+    status, result = await fetch(module.app, b"limit=2")
+    assert status == 200 and result["count"] == 2
+    assert result["entries"][-1]["model"] == "openai-index-reuse"
+    assert (await fetch(module.app, headers=[]))[0] == 401

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .config import ConfigError, Options
+from .debug import DebugCapture, debug_app
+from .metrics import Metrics, metrics_app
 from .middleware import ToolCallMiddleware
 from .parsers import ParserContext, Tool, ToolCallParser, create_parser, providers
 
@@ -10,6 +12,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfigError",
+    "DebugCapture",
+    "Metrics",
     "Options",
     "ParserContext",
     "Tool",
@@ -17,5 +21,7 @@ __all__ = [
     "ToolCallParser",
     "__version__",
     "create_parser",
+    "debug_app",
+    "metrics_app",
     "providers",
 ]
