@@ -61,19 +61,17 @@ class LimitExceeded(Exception):
 
 
 class Budget:
-    """One response's bytes of argument text held in memory, against the configured cap.
+    """One response's bytes of buffered-mode argument text, against the configured cap.
 
-    ``used`` counts buffered-mode calls (past ``limit`` the stream fails); ``kept`` counts the
-    copies stream mode keeps to check arguments at the end of a call (past ``limit`` it stops
-    keeping them, the output is unaffected).
+    Past ``limit`` the stream fails. (Stream mode keeps a copy of the open call's arguments,
+    to check them at its end, only while it is within ``limit``: the output is unaffected.)
     """
 
-    __slots__ = ("kept", "limit", "used")
+    __slots__ = ("limit", "used")
 
     def __init__(self, limit: int = 1 << 20) -> None:
         self.limit = limit
         self.used = 0
-        self.kept = 0
 
     def take(self, size: int) -> None:
         self.used += size
@@ -142,6 +140,8 @@ class ToolCallAssembler:
         self.buffered = buffered
         self._budget = budget if budget is not None else Budget()
         self._report = report
+        # Stream mode keeps a copy of each call's arguments only to count malformed ones.
+        self._counting = report is not NULL_REPORT
         #: Calls given an output index (in buffered mode: the calls ``close`` emitted).
         self.count = 0
         self._open: dict[Hashable, _Call] = {}
@@ -153,6 +153,8 @@ class ToolCallAssembler:
     ) -> list[Entry]:
         out = self.end(key) if key in self._open else []
         call = self._open[key] = _Call(name, call_id, native)
+        if not (self.buffered or native or self._counting):
+            call.parts = None  # nobody would look at the copy
         if self.buffered:
             self._held.append(call)
         else:
@@ -172,21 +174,16 @@ class ToolCallAssembler:
         call.explicit = True
         if not fragment:
             return []
-        size = len(fragment)
-        call.size += size
+        call.size += len(fragment)
         parts = call.parts
-        if self.buffered:
-            self._budget.take(size)
-            assert parts is not None
-            parts.append(fragment)
-            return []
         if parts is not None:
-            budget = self._budget
-            if budget.kept + size > budget.limit:
-                budget.kept -= call.size - size
-                call.parts = None
+            if self.buffered:
+                self._budget.take(len(fragment))
+                parts.append(fragment)
+                return []
+            if call.size > self._budget.limit:
+                call.parts = None  # too long to keep a copy: it just goes unchecked
             else:
-                budget.kept += size
                 parts.append(fragment)
         return [{"index": call.index, "function": {"arguments": fragment}}]
 
@@ -212,10 +209,7 @@ class ToolCallAssembler:
         call = self._open.pop(key, None)
         if call is None or self.buffered:
             return []
-        parts = call.parts
-        if parts is not None:
-            self._budget.kept -= call.size
-            call.parts = None
+        parts, call.parts = call.parts, None
         if not call.explicit:
             self._report.malformed("missing_arguments")
         if not call.size:

@@ -81,9 +81,18 @@ class Metrics:
         self.rewritten = counter("toolcall_responses_rewritten",
                                  "Responses whose body the middleware changed",
                                  ["provider", "stage"], registry=registry)
+        self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
     def report(self, provider: str, stage: str) -> Report:
         return _Report(self, provider, stage)
+
+    def child(self, counter: Any, *labels: str) -> Any:
+        """A labelled counter, looked up once (``labels()`` takes a lock and builds a key)."""
+        key = (counter, labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = counter.labels(*labels)
+        return found
 
 
 class _Report:
@@ -95,17 +104,21 @@ class _Report:
         self._stage = stage
 
     def tool_call(self, native: bool) -> None:
+        metrics = self._metrics
         source = "native" if native else "parsed"
-        self._metrics.tool_calls.labels(self._provider, source).inc()
+        metrics.child(metrics.tool_calls, self._provider, source).inc()
 
     def malformed(self, reason: str) -> None:
-        self._metrics.malformed.labels(self._provider, self._stage, reason).inc()
+        metrics = self._metrics
+        metrics.child(metrics.malformed, self._provider, self._stage, reason).inc()
 
     def fallback(self, action: str) -> None:
-        self._metrics.fallbacks.labels(self._provider, self._stage, action).inc()
+        metrics = self._metrics
+        metrics.child(metrics.fallbacks, self._provider, self._stage, action).inc()
 
     def rewritten(self) -> None:
-        self._metrics.rewritten.labels(self._provider, self._stage).inc()
+        metrics = self._metrics
+        metrics.child(metrics.rewritten, self._provider, self._stage).inc()
 
 
 _BY_REGISTRY: weakref.WeakKeyDictionary[Any, Metrics] = weakref.WeakKeyDictionary()

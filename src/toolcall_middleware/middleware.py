@@ -128,7 +128,6 @@ class ToolCallMiddleware:
             rewrite_completion if rewrite else None,
             tap=tap,
             max_json_bytes=options.max_buffered_bytes,
-            stream_report=stream_report,
             json_report=json_report,
         )
 
@@ -194,7 +193,6 @@ class Responder:
         *,
         tap: bool = False,
         max_json_bytes: int | None = None,
-        stream_report: Report = NULL_REPORT,
         json_report: Report = NULL_REPORT,
     ) -> None:
         self._send = send
@@ -202,13 +200,10 @@ class Responder:
         self._rewrite_completion = rewrite_completion
         self._want_tap = tap
         self._max_json = max_json_bytes
-        self._stream_report = stream_report
         self._json_report = json_report
         self._mode = "pass"
         self._stream: SSEStreamRewriter | None = None
         self._tap: CompletionTap | None = None
-        self._counted = False  # the rewrite was counted (once per response)
-        self._ended = False
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
         self._json_size = 0
@@ -224,19 +219,15 @@ class Responder:
         kind = message["type"]
         stream = self._stream
         if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
-            if self._ended:
-                return  # a limit ended the response: the rest is discarded
             body = message.get("body", b"")
             more = message.get("more_body", False)
             out = stream.feed(body)
-            if stream.ended:
+            if stream.ended:  # a limit: the response ends here, the rest is discarded
                 more = False
-                self._ended = True
+                self._stream = None
+                self._mode = "ended"
             elif not more:
                 out += stream.close()
-            if not self._counted and stream.changed:
-                self._counted = True
-                self._stream_report.rewritten()
             if self._tap is not None:
                 self._tap.feed(out)
             if out is body:
@@ -281,6 +272,8 @@ class Responder:
         only observed for the completion hook."""
         body = message.get("body", b"")
         more = message.get("more_body", False)
+        if self._mode == "ended":
+            return
         if self._mode != "json":
             if self._tap is not None:
                 self._tap.feed(body)

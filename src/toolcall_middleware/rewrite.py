@@ -28,6 +28,9 @@ _CONTENT = ("content",)
 #: Defaults of the ``max_held_bytes`` and ``max_buffered_bytes`` options.
 MAX_HELD = 10 * 1024
 MAX_BUFFERED = 1024 * 1024
+#: Characters of model text fed between two checks of what is held: the caps are enforced to
+#: within this much (plus one delta) without measuring the parser on every delta.
+CHECK_EVERY = 1024
 
 
 class _DeltaBuilder:
@@ -96,6 +99,7 @@ class ChoiceRewriter:
         self.native = NativeToolCalls(self.calls, report)
         self._max_held = max_held
         self._report = report
+        self._unchecked = 0  # text fed since the held-back data was last measured
         self.finished = False
         #: Characters of model text the parser holds back (a possible marker prefix), counted
         #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
@@ -133,7 +137,9 @@ class ChoiceRewriter:
             if not events and text:  # all of it was markup, or is held back: nothing to send
                 self.idle = False
                 self.text_only = self._count_text(text, events)
-                self.exceeded = self._check_held()
+                self._unchecked += len(text)
+                if self._unchecked >= CHECK_EVERY:
+                    self.exceeded = self._check_held()
                 return []
             if len(events) == 1:
                 event = events[0]
@@ -171,6 +177,7 @@ class ChoiceRewriter:
         builder = _DeltaBuilder(self.calls)
         unchanged = text_only = True
         for fields, text, events in fed:
+            self._unchecked += len(text)
             self._last_fields = fields
             builder.add(events, fields)
             self.idle = _echoes(events, text)
@@ -184,6 +191,7 @@ class ChoiceRewriter:
         if native:
             builder.tool_calls(self.native.feed(native))
             unchanged = text_only = False
+            self._unchecked = CHECK_EVERY  # native entries: measure now (cheap counters)
         if finish_reason is not None:
             events = self.parser.finish()
             self.finished = True
@@ -202,7 +210,7 @@ class ChoiceRewriter:
             return None
         if not text_only:
             self.has_calls = True
-        if not self.finished:
+        if not self.finished and self._unchecked >= CHECK_EVERY:
             self.exceeded = self._check_held()
         return _assemble(choice, delta, builder.deltas, finish_reason)
 
@@ -216,6 +224,7 @@ class ChoiceRewriter:
 
     def _check_held(self) -> LimitExceeded | None:
         """Bound memory: unresolved markup, and arguments held for a call until it can go."""
+        self._unchecked = 0
         held = getattr(self.parser, "held", 0) + self.native.held
         if held > self._max_held:
             return LimitExceeded("held-back tool-call markup", self._max_held)

@@ -71,7 +71,7 @@ class SSEStreamRewriter:
         self._done = False
         #: The stream was ended early (a limit): the response is complete, discard the rest.
         self.ended = False
-        #: Some bytes sent differ from the upstream's (for the metrics).
+        #: Some bytes sent differ from the upstream's (counted once, as a rewritten response).
         self.changed = False
         # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
         self._tentative: list[tuple[bytes, bytes]] = []
@@ -158,7 +158,8 @@ class SSEStreamRewriter:
         if rewriter.exceeded is not None:  # what came before the held data still goes
             return self._release(original=False) + rewritten + self._limit(rewriter.exceeded)
         if not rewriter.text_only:
-            self.changed = True
+            if not self.changed:
+                self._first_change()
             return self._release(original=False) + rewritten if tentative else rewritten
         return self._settle(raw, rewritten, text_only=not was_lagging)
 
@@ -181,7 +182,8 @@ class SSEStreamRewriter:
     def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
         """Send, hold or release: originals when held-back text turned out to be just text."""
         if not text_only:
-            self.changed = True
+            if not self.changed:
+                self._first_change()
             return self._release(original=False) + rewritten
         if not self._tentative and original is rewritten:
             return original
@@ -194,8 +196,8 @@ class SSEStreamRewriter:
 
     def _release(self, original: bool) -> bytes:
         held, self._tentative = self._tentative, []
-        if held and not original:
-            self.changed = True
+        if held and not original and not self.changed:
+            self._first_change()
         return b"".join([o if original else r for o, r in held])
 
     def _finish(self) -> bytes:
@@ -208,10 +210,15 @@ class SSEStreamRewriter:
         if self.rewriter.text_only and not self.rewriter.lagging and self._tentative:
             return self._release(original=True)
         if chunks:
-            self.changed = True
+            if not self.changed:
+                self._first_change()
             if self._capture is not None and not self.rewriter.text_only:
                 self._capture(b"", chunks)
         return self._release(original=False) + self._encode(chunks, ())
+
+    def _first_change(self) -> None:
+        self.changed = True
+        self._report.rewritten()
 
     def _fail(self, raw: bytes) -> bytes:
         # Once per stream: from here on every byte is forwarded as it came.
@@ -224,7 +231,9 @@ class SSEStreamRewriter:
         """End the stream cleanly: an OpenAI error event, then ``[DONE]``; drop the rest."""
         logger.warning("ending a stream: %s", exc)
         self._report.fallback("limit-exceeded")
-        self.ended = self.changed = True
+        self.ended = True
+        if not self.changed:
+            self._first_change()
         newline = self._decoder.newline
         self._decoder = SSEDecoder()  # free whatever partial event it held
         error = {"error": {"message": f"toolcall-middleware: {exc}", "type": "server_error",
