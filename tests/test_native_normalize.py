@@ -323,3 +323,32 @@ def test_any_fragmentation_and_style_gives_the_same_calls(
     chunks: list[list[dict[str, Any]]], buffered: bool
 ) -> None:
     assert client_view(normalise(chunks, buffered=buffered)) == CALLS
+
+
+async def _through(body: bytes, model: str) -> bytes:
+    from helpers import body_app, request_json, through
+    from toolcall_middleware import ToolCallMiddleware
+
+    return await through(ToolCallMiddleware(body_app([body]), metrics=False),
+                         request_json(model, ("get_time", "bash")))
+
+
+def test_a_native_call_still_open_closes_before_a_parsed_call_starts() -> None:
+    import anyio
+
+    from helpers import chunk, sse
+    from toolcall_middleware.assemble import chunks_from_sse
+
+    kimi = "moonshotai/Kimi-K2-Instruct"
+    body = sse(
+        chunk({"tool_calls": [{"index": 0, "id": "n0", "type": "function",
+                               "function": {"name": "get_time", "arguments": ""}}]}, model=kimi),
+        chunk({"content": "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:1"
+                          '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>'
+                          "<|tool_calls_section_end|>"}, model=kimi),
+        chunk({}, "stop", model=kimi), "[DONE]")
+    out = anyio.run(_through, body, kimi)
+    entries = [e for c in chunks_from_sse(out) for ch in c["choices"]
+               for e in ch["delta"].get("tool_calls", ())]
+    assert client_view(entries) == [("n0", "get_time", "{}"),
+                                    ("functions.bash:1", "bash", '{"command": "ls"}')]

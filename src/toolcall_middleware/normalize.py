@@ -90,8 +90,14 @@ class NativeToolCalls:
             self._entry(entry, ("message", position), out)
         return out
 
+    @property
+    def active(self) -> bool:
+        """Some native call is still open."""
+        return bool(self._open)
+
     def finish(self) -> list[Entry]:
-        """End of the choice: every call leaves in order; one without a name is dropped."""
+        """End of the choice (or of its native calls, when a call parsed from text begins):
+        every call leaves in order; one without a name is dropped."""
         out: list[Entry] = []
         for call in self._open:
             call.closed = True

@@ -179,6 +179,8 @@ class ChoiceRewriter:
         for fields, text, events in fed:
             self._unchecked += len(text)
             self._last_fields = fields
+            if self.native.active and any(type(e) is CallStart for e in events):
+                builder.tool_calls(self.native.finish())  # earlier native calls leave first
             builder.add(events, fields)
             self.idle = _echoes(events, text)
             if self.idle:
