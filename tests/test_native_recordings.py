@@ -181,3 +181,18 @@ async def test_buffered_kimi_truncated_call_still_reaches_the_sdk() -> None:
     (call,) = caught.value.completion.choices[0].message.tool_calls or []
     assert orjson.loads(call.function.arguments) == {
         "input": '{"path": "notes.md", "content": "# Notes\\n\\nFirst'}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_canonical_stream_leaves_byte_for_byte_in_stream_mode(mode: str) -> None:
+    recording = Recording.load(recordings("openai-canonical")[0])
+    body = await replay(recording, mode)
+    assert (body == recording.body) is (mode == "stream")
+
+
+async def test_argument_continuations_for_a_renumbered_call_are_rewritten() -> None:
+    recording = Recording.load(recordings("openai-first-index-one")[0])
+    body = await replay(recording, "stream")
+    indexes = [e["index"] for c in chunks_from_sse(body) for ch in c["choices"]
+               for e in ch["delta"].get("tool_calls", ())]
+    assert indexes == [0, 0, 0, 1, 1]

@@ -81,6 +81,23 @@ class NativeToolCalls:
                 self._entry(entry, None, out)
         return out
 
+    def continuation(self, entry: Any) -> list[Entry] | None:
+        """The usual delta, cheaply: ``{"index": i, "function": {"arguments": "..."}}`` for
+        the only open call, already started. ``None`` when it is anything else (use ``feed``).
+        """
+        if type(entry) is not dict or len(entry) != 2 or len(self._open) != 1:
+            return None
+        function = entry.get("function")
+        index = entry.get("index")
+        if type(function) is not dict or len(function) != 1 or type(index) is not int:
+            return None
+        fragment = function.get("arguments")
+        call = self._slots.get(index)
+        if type(fragment) is not str or call is None or not call.started or call.ended:
+            return None
+        self._last_slot = index
+        return self._calls.arguments(fragment, call)
+
     def feed_message(self, entries: list[Any]) -> list[Entry]:
         """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever
         ``index`` it carries (some servers put ``index: 0`` on all of them)."""

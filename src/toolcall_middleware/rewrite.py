@@ -126,6 +126,20 @@ class ChoiceRewriter:
         if type(delta) is not dict:
             delta = {}
         finish_reason = choice.get("finish_reason")
+        if len(delta) == 1 and finish_reason is None:
+            native = delta.get("tool_calls")
+            if type(native) is list and len(native) == 1:
+                # The native hot path: more arguments for the call streaming now.
+                entries = self.native.continuation(native[0])
+                if entries is not None:
+                    self.text_only = False
+                    self.has_calls = True
+                    if not entries:
+                        return []  # buffered, or nothing to say
+                    if entries[0]["index"] == native[0]["index"]:
+                        return None  # already what a client needs: the upstream's own bytes
+                    choice["delta"] = {"tool_calls": entries}
+                    return [choice]
         channels = _text_channels(delta)
         if finish_reason is None and len(channels) == 1 and len(delta) == len(channels[0]):
             # The hot path: one text field, no finish. Most deltas are plain text (echoed)
