@@ -6,7 +6,7 @@ For sessions of 1k, 10k and 100k deltas it prints, measured in this run:
   - orjson: µs per delta for an orjson decode + encode of every event (the irreducible work)
 and the ratios middleware/orjson and (per-delta cost at 100k) / (per-delta cost at 1k).
 
-    python benchmarks/bench_stream.py [--sizes 1000,10000,100000] [--provider kimi_k2]
+    python benchmarks/bench_stream.py [--sizes 1000,10000,100000] [--provider kimi_k2] [--breakdown]
 
 Each upstream event is its own http.response.body message, as servers send them.
 """
@@ -65,11 +65,30 @@ def build_events(deltas: int) -> list[bytes]:
         field, text = next(pieces)
         delta = ({"reasoning": text, "reasoning_content": text} if field == "reasoning"
                  else {"content": text})
-        chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
-                 "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                              "finish_reason": None}]}
-        events.append(b"data: " + orjson.dumps(chunk) + b"\n\n")
+        events.append(_event(delta))
     return events
+
+
+def kind_events(kind: str, deltas: int) -> list[bytes]:
+    """A session of one kind of delta only: plain text, argument pieces, or markup."""
+    opening = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
+               "<|tool_call_argument_begin|>{")
+    markup = ("<|tool_call_begin|>", "functions.bash:1", "<|tool_call_argument_begin|>", "{}",
+              "<|tool_call_end|>")
+    if kind == "text":
+        texts = [" word"] * deltas
+    elif kind == "arguments":
+        texts = [opening] + [" piece"] * (deltas - 1)
+    else:
+        texts = [markup[i % len(markup)] for i in range(deltas)]
+    return [_event({"reasoning": t, "reasoning_content": t}) for t in texts]
+
+
+def _event(delta: dict[str, str]) -> bytes:
+    chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
+             "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                          "finish_reason": None}]}
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
 def upstream(events: list[bytes]) -> Callable[..., Any]:
@@ -128,8 +147,8 @@ def orjson_floor(events: list[bytes]) -> None:
         dumps(loads(event[6:-2]))
 
 
-def measure(deltas: int, provider: str) -> dict[str, float]:
-    events = build_events(deltas)
+def measure(deltas: int, provider: str, events: list[bytes] | None = None) -> dict[str, float]:
+    events = events if events is not None else build_events(deltas)
     repeat = 5 if deltas <= 10_000 else 3
     app = upstream(events)
     middleware = ToolCallMiddleware(app, provider=provider)
@@ -145,6 +164,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--provider", default="kimi_k2")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time sessions of plain text, argument and markup deltas")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"provider={args.provider}  (µs per delta, best of several runs)")
@@ -157,6 +178,12 @@ def main() -> None:
     if len(sizes) > 1:
         ratio = results[sizes[-1]]["middleware"] / results[sizes[0]]["middleware"]
         print(f"per-delta cost {sizes[-1]} vs {sizes[0]} deltas: {ratio:.2f}x")
+    if args.breakdown:
+        print("\nby kind of delta (10000 deltas of one kind each):")
+        for kind in ("text", "arguments", "markup"):
+            r = measure(10_000, args.provider, kind_events(kind, 10_000))
+            print(f"{kind:>10} {r['middleware']:>9.2f} {r['passthrough']:>12.2f} "
+                  f"{r['orjson']:>8.2f} {r['middleware'] / r['orjson']:>10.2f}")
 
 
 if __name__ == "__main__":

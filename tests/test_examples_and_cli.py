@@ -133,3 +133,33 @@ def test_vllm_style_construction_with_the_app_only(monkeypatch: pytest.MonkeyPat
     assert middleware.options.provider == "kimi_k2"
     with pytest.raises(TypeError, match="unknown option"):
         ToolCallMiddleware(app, no_such_option=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.anyio
+async def test_replay_app_stops_when_the_client_disconnects() -> None:
+    import anyio
+
+    from toolcall_middleware.asgi import Message
+    from toolcall_middleware.replay import replay_app
+
+    app = replay_app(pace=0.01)
+    sent: list[Message] = []
+    gone = anyio.Event()
+
+    async def receive() -> Message:
+        if not sent:
+            body = json.dumps({"model": "kimi_k2-long-write"}).encode()
+            return {"type": "http.request", "body": body, "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+        if len(sent) == 5:
+            gone.set()
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions",
+             "headers": [], "query_string": b""}
+    with anyio.fail_after(5):
+        await app(scope, receive, send)
+    assert 5 <= len(sent) < 20  # the long recording has over 2000 events

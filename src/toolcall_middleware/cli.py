@@ -1,4 +1,4 @@
-"""The ``toolcall`` command: ``toolcall replay [LOG] [--provider P] [--summary]``."""
+"""The ``toolcall`` command: ``toolcall replay [LOG] [--provider P] [--summary]`` and ``serve``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import orjson
 
+from . import serve
 from .config import ConfigError
 from .middleware import ToolCallMiddleware
 from .parsers import providers
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--summary", action="store_true",
                         help="print the assembled message instead of the stream")
     replay.set_defaults(run=run_replay)
+    serve.add_parser(commands)
     return parser
 
 

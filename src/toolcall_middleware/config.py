@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,6 +118,11 @@ def _parse_env(name: str, raw: str, default: Any) -> Any:
             return int(raw)
         except ValueError:
             raise ConfigError(f"{var} must be an integer, not {raw!r}") from None
+    if isinstance(default, float):
+        try:
+            return float(raw)
+        except ValueError:
+            raise ConfigError(f"{var} must be a number, not {raw!r}") from None
     if isinstance(default, tuple):
         return tuple(p.strip() for p in raw.split(",") if p.strip())
     if name == "provider_overrides":
@@ -141,3 +147,161 @@ def _parse_mapping(var: str, raw: str) -> dict[str, str]:
             raise ConfigError(f"{var} entries must look like model=provider, not {item!r}")
         pairs[model.strip()] = provider.strip()
     return pairs
+
+
+# --- `toolcall serve`: proxy settings and the one precedence for every option ------------------
+#
+# Every option has one name, used as the TOML key, as ``TOOLCALL_<NAME>`` and (for the few that
+# have one) as ``--name`` on the command line. A value comes from the first of:
+#     command-line flag > TOOLCALL_* environment variable > config file (TOML) > default.
+# The middleware options above and the proxy settings below share that namespace.
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    #: The OpenAI-compatible server to forward to; ``None`` serves the bundled replay app.
+    upstream: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8080
+    #: Seconds. Read is per read (the longest silence, time to first token included).
+    connect_timeout: float = 5.0
+    read_timeout: float = 600.0
+    write_timeout: float = 60.0
+    pool_timeout: float = 30.0
+    #: Upstream connection pool: at least the number of concurrent streams you expect.
+    max_connections: int = 1000
+    max_keepalive_connections: int = 100
+    #: Seconds an idle upstream connection is kept: below the upstream's own idle timeout
+    #: (uvicorn and vLLM: 5 s), or a reused connection may be closing as a request is sent.
+    keepalive_expiry: float = 4.0
+    #: One JSON line per request on the ``toolcall_middleware.access`` logger.
+    access_log: bool = True
+    log_level: str = "info"
+    #: Seconds between events of the bundled replay (no upstream): streams like a model would.
+    replay_pace: float = 0.02
+
+    def __post_init__(self) -> None:
+        if self.upstream is not None:
+            scheme, sep, rest = self.upstream.partition("://")
+            if scheme not in ("http", "https") or not sep or not rest.strip("/"):
+                raise ConfigError(
+                    f"upstream must be an http:// or https:// URL, not {self.upstream!r}"
+                )
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be between 0 and 65535, not {self.port}")
+        for name in (
+            "connect_timeout",
+            "read_timeout",
+            "write_timeout",
+            "pool_timeout",
+            "keepalive_expiry",
+        ):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be a positive number of seconds")
+        if self.replay_pace < 0:
+            raise ConfigError("replay_pace must be zero or a positive number of seconds")
+        if self.max_connections < 1 or self.max_keepalive_connections < 0:
+            raise ConfigError("max_connections must be >= 1 and max_keepalive_connections >= 0")
+        if self.log_level.lower() not in ("critical", "error", "warning", "info", "debug"):
+            raise ConfigError(
+                f"log_level must be one of critical, error, warning, info, debug, "
+                f"not {self.log_level!r}"
+            )
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    settings: ServeSettings
+    options: Options
+
+
+def load_serve_config(
+    cli: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: str | os.PathLike[str] | None = None,
+) -> ServeConfig:
+    """Resolve every option by the documented precedence; raise ``ConfigError`` if invalid.
+
+    ``cli`` holds command-line values (``None`` means not given); the config file is
+    ``config_file``, else ``TOOLCALL_CONFIG``, else none.
+    """
+    env = os.environ if env is None else env
+    cli = {k: v for k, v in (cli or {}).items() if v is not None}
+    path = config_file or env.get("TOOLCALL_CONFIG") or None
+    from_file = _read_toml(path) if path else {}
+    fields = {f.name: f for cls in (ServeSettings, Options) for f in dataclasses.fields(cls)}
+    unknown = sorted(set(from_file) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}"
+        )
+    # Every value in the file is checked, also one a flag or variable overrides: a typo in
+    # the file should not lie in wait until the override is removed.
+    from_file = {k: _check_file_value(k, v, _default_of(fields[k])) for k, v in from_file.items()}
+    layers: dict[str, dict[str, Any]] = {}
+    for cls in (ServeSettings, Options):
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            default = _default_of(f)
+            if f.name in cli:
+                values[f.name] = cli[f.name]
+            elif raw := env.get("TOOLCALL_" + f.name.upper(), "").strip():
+                # ``None`` defaults (upstream) are plain strings in the environment.
+                values[f.name] = _parse_env(f.name, raw, "" if default is None else default)
+            elif f.name in from_file:
+                values[f.name] = from_file[f.name]
+        layers[cls.__name__] = values
+    opts = layers["Options"]
+    if "paths" in opts:
+        opts["paths"] = tuple(opts["paths"])
+    return ServeConfig(ServeSettings(**layers["ServeSettings"]), Options(**opts))
+
+
+def _default_of(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the conditional ``tomli`` dependency: tomllib before it joined the stdlib
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+    try:
+        with open(path, "rb") as fh:
+            data: dict[str, Any] = tomllib.load(fh)
+            return data
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def _check_file_value(name: str, value: Any, default: Any) -> Any:
+    """TOML values are typed already: check them against the option's default."""
+
+    def wrong(kind: str) -> ConfigError:
+        return ConfigError(f"config option {name} must be {kind}, not {value!r}")
+
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise wrong("an integer")
+    elif isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise wrong("a number")
+        value = float(value)
+    elif isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise wrong("a list of strings")
+    elif isinstance(default, Mapping):
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise wrong("a table of strings")
+    elif not isinstance(value, str):
+        raise wrong("a string")
+    return value

@@ -79,6 +79,9 @@ class ToolCallMiddleware:
         body, early = await read_body(receive)
         receive = replay_receive(body, early, receive)
         request = ChatRequest.parse(body)
+        info = scope.get("toolcall")  # a dict from `toolcall serve` (front.py): its access log
+        if isinstance(info, dict):
+            info["model"] = request.model
         rewrite = bool(request.tools) or self.options.rewrite_without_tools
         hook = self.on_complete
         if not rewrite and hook is None:
@@ -87,10 +90,14 @@ class ToolCallMiddleware:
         provider = resolve_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
+        if isinstance(info, dict):
+            info["provider"] = provider
         responder = self._responder(send, provider, request, rewrite, hook is not None)
         try:
             await self.app(scope, receive, responder.send)
         finally:
+            if isinstance(info, dict):
+                info["tool_calls"] = responder.tool_calls
             if hook is not None:
                 completion = responder.completion()
                 if completion is not None:
@@ -119,7 +126,7 @@ class ToolCallMiddleware:
                 report=stream_report, capture=capture,
             )
 
-        def rewrite_completion(completion: Any) -> bool:
+        def rewrite_completion(completion: Any) -> tuple[bool, int]:
             return self._rewrite_completion(completion, provider, request, json_report)
 
         return Responder(
@@ -144,12 +151,14 @@ class ToolCallMiddleware:
 
     def _rewrite_completion(
         self, completion: Any, provider: str, request: ChatRequest, report: Report
-    ) -> bool:
-        """Rewrite a non-streaming ``chat.completion`` in place; True if anything changed."""
+    ) -> tuple[bool, int]:
+        """Rewrite a non-streaming ``chat.completion`` in place: whether anything changed, and
+        the number of calls it has."""
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not isinstance(choices, list):
-            return False
+            return False, 0
         changed = False
+        found = 0
         context = request.parser_context(self.options.unknown_tools)
         buffered = self.options.mode == "buffered"
         for choice in choices:
@@ -167,7 +176,8 @@ class ToolCallMiddleware:
                 changed = True
             if self.debug is not None and (calls or message != before):
                 self.debug.record("json", provider, request.model, raw, message)
-        return changed
+            found += calls
+        return changed, found
 
 
 def _request_dict(body: bytes) -> dict[str, Any]:
@@ -189,7 +199,7 @@ class Responder:
         self,
         send: Send,
         new_stream: Callable[[], SSEStreamRewriter] | None,
-        rewrite_completion: Callable[[Any], bool] | None,
+        rewrite_completion: Callable[[Any], tuple[bool, int]] | None,
         *,
         tap: bool = False,
         max_json_bytes: int | None = None,
@@ -208,12 +218,20 @@ class Responder:
         self._json_parts: list[bytes] = []
         self._json_size = 0
         self._json_completion: dict[str, Any] | None = None
+        self._json_calls = 0
+        self._done_stream: SSEStreamRewriter | None = None  # a stream a limit ended
 
     def completion(self) -> dict[str, Any] | None:
         """What the client was sent, as one ``chat.completion`` (needs ``tap``)."""
         if self._tap is not None:
             return self._tap.completion()
         return self._json_completion
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls emitted so far in this response."""
+        stream = self._stream or self._done_stream
+        return stream.rewriter.tool_call_count if stream else self._json_calls
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -224,7 +242,7 @@ class Responder:
             out = stream.feed(body)
             if stream.ended:  # a limit: the response ends here, the rest is discarded
                 more = False
-                self._stream = None
+                self._stream, self._done_stream = None, stream
                 self._mode = "ended"
             elif not more:
                 out += stream.close()
@@ -304,7 +322,11 @@ class Responder:
         completion: Any = None
         try:
             completion = orjson.loads(body)
-            if self._rewrite_completion is not None and self._rewrite_completion(completion):
+            if self._rewrite_completion is not None:
+                changed, self._json_calls = self._rewrite_completion(completion)
+            else:
+                changed = False
+            if changed:
                 body = orjson.dumps(completion)
                 headers = _without(start.get("headers", []), b"content-length")
                 headers.append((b"content-length", str(len(body)).encode()))

@@ -120,6 +120,23 @@ async def send_recording(send: Send, recording: Recording, pace: float = 0.0) ->
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+async def serve_recording(
+    receive: Receive, send: Send, recording: Recording, pace: float = 0.0
+) -> None:
+    """``send_recording``, stopped as soon as the client disconnects (as a model server
+    stops generating), instead of writing into a closed connection."""
+    async with anyio.create_task_group() as group:
+
+        async def stop_on_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(stop_on_disconnect)
+        await send_recording(send, recording, pace)
+        group.cancel_scope.cancel()
+
+
 def recording_app(recording: Recording, pace: float = 0.0) -> Any:
     """A minimal ASGI app that answers every request with ``recording``."""
 
@@ -128,7 +145,7 @@ def recording_app(recording: Recording, pace: float = 0.0) -> Any:
             return
         while (await receive()).get("more_body"):
             pass
-        await send_recording(send, recording, pace)
+        await serve_recording(receive, send, recording, pace)
 
     return app
 
@@ -220,4 +237,5 @@ class _ChatReplay:
         except (orjson.JSONDecodeError, AttributeError):
             model = ""
         name = model if model in self._names else DEFAULT_LOG
-        await send_recording(send, Recording.load(self._folder / f"{name}.log"), self._pace)
+        recording = Recording.load(self._folder / f"{name}.log")
+        await serve_recording(receive, send, recording, self._pace)

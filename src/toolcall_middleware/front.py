@@ -1,0 +1,108 @@
+"""The proxy's own front door: lifespan, ``/healthz``, operational routes and the access log.
+
+Everything that is not the proxy's own goes to the wrapped app (``ToolCallMiddleware`` around
+the upstream proxy or the replay app). Each request gets one structured access-log line; the
+middleware fills in what only it knows (model, provider, tool-call count) through
+``scope["toolcall"]``, a dict the front puts there (see ``RequestInfo``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from .asgi import ASGIApp, Message, Receive, Scope, Send
+from .config import Options
+
+access_log = logging.getLogger("toolcall_middleware.access")
+
+#: The scope key of the per-request info dict (keys: ``model``, ``provider``, ``tool_calls``).
+INFO_KEY = "toolcall"
+
+HEALTH_BODY = b'{"status":"ok"}'
+
+
+async def healthz(scope: Scope, receive: Receive, send: Send) -> None:
+    """Liveness of the proxy itself; it does not call the upstream (that has its own /health)."""
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"15")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    body = b"" if scope.get("method") == "HEAD" else HEALTH_BODY
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def operational_routes(options: Options) -> dict[str, ASGIApp]:
+    """The proxy's own endpoints besides /healthz, by exact path.
+
+    Hook for issue 4: ``GET /metrics`` (when the ``metrics`` extra is installed) and the debug
+    endpoint (when a debug key is configured) are mounted here once ``metrics.py`` and
+    ``debug.py`` exist. Paths not listed here go to the upstream, so without them an upstream's
+    own /metrics (vLLM has one) stays reachable through the proxy.
+    """
+    return {}
+
+
+class ProxyFront:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        routes: Mapping[str, ASGIApp] | None = None,
+        on_shutdown: list[Callable[[], Awaitable[None]]] | None = None,
+        log_access: bool = True,
+    ) -> None:
+        self.app = app
+        self.routes: dict[str, ASGIApp] = {"/healthz": healthz, **(routes or {})}
+        self.on_shutdown = list(on_shutdown or [])
+        self.log_access = log_access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        target = self.routes.get(scope["path"], self.app)
+        if not self.log_access:
+            await target(scope, receive, send)
+            return
+        info: dict[str, Any] = {}
+        scope = {**scope, INFO_KEY: info}
+        status = 0
+        started = time.perf_counter()
+
+        async def send_logged(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await target(scope, receive, send_logged)
+        except BaseException:
+            status = status or 500
+            raise
+        finally:
+            record = {
+                "method": scope["method"],
+                "path": scope["path"],
+                "status": status or None,  # None: the client left before any response
+                "model": info.get("model"),
+                "provider": info.get("provider"),
+                "tool_calls": info.get("tool_calls"),
+                "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+            access_log.info("request", extra={"fields": record})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                for close in self.on_shutdown:
+                    await close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return

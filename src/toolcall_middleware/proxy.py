@@ -1,0 +1,383 @@
+"""Reverse proxy to an OpenAI-compatible server: every path and method, streamed both ways.
+
+``UpstreamProxy`` is a pure ASGI app that forwards each HTTP request to the upstream with one
+shared ``httpx.AsyncClient`` and streams the response back byte for byte. It knows nothing of
+tool calls: ``create_proxy_app`` wraps it in ``ToolCallMiddleware`` (which acts on chat
+completions only) behind the proxy's own front (``front.py``: /healthz, access log, lifespan).
+
+Streaming rules that matter for model servers:
+- the upstream is asked for ``Accept-Encoding: identity`` so SSE bytes arrive unencoded;
+- hop-by-hop headers are dropped both ways, everything else (``Authorization`` too) is kept;
+- uvicorn reports a client disconnect only through ``receive()``, so a watcher races the
+  response stream against it and closes the upstream response at once: the model server sees
+  its connection closed and stops generating;
+- nothing is retried; unreachable upstream → 502, upstream timeout → 504, both with an
+  OpenAI-shaped error body; a failure after the response started ends the stream instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import ssl
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any
+
+import anyio
+import certifi
+import httpx
+import orjson
+
+from .asgi import ASGIApp, Receive, Scope, Send
+from .config import Options, ServeConfig
+from .front import ProxyFront, operational_routes
+from .middleware import ToolCallMiddleware
+
+log = logging.getLogger("toolcall_middleware.proxy")
+
+# RFC 9110 §7.6.1 plus the legacy ones still seen in the wild. ``Proxy-Authorization`` is meant
+# for this proxy, not the upstream; ``Authorization`` is end-to-end and passes.
+HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"proxy-connection",
+        b"te",
+        b"trailer",
+        b"trailers",
+        b"transfer-encoding",
+        b"upgrade",
+    }
+)
+
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=600.0, write=60.0, pool=30.0)
+# Keep-alive expiry under uvicorn's (and so vLLM's) 5 s idle timeout: reusing a connection the
+# upstream is closing at that moment fails the request, and it must not be retried.
+DEFAULT_LIMITS = httpx.Limits(
+    max_connections=1000, max_keepalive_connections=100, keepalive_expiry=4.0
+)
+POOL_SHARD_SIZE = 64
+MAX_POOL_SHARDS = 16
+
+
+def error_body(message: str, type_: str, code: str) -> bytes:
+    """The OpenAI error object, so SDKs raise a readable APIError instead of a decode error."""
+    return orjson.dumps({"error": {"message": message, "type": type_, "code": code}})
+
+
+async def send_error(send: Send, status: int, message: str, type_: str, code: str) -> None:
+    body = error_body(message, type_, code)
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def strip_hop_by_hop(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """Drop hop-by-hop headers and any header the ``Connection`` header names."""
+    headers = [(k.lower(), v) for k, v in headers]
+    named = {
+        token.strip().lower() for k, v in headers if k == b"connection" for token in v.split(b",")
+    }
+    return [(k, v) for k, v in headers if k not in HOP_BY_HOP and k not in named]
+
+
+class _ClientDisconnected(Exception):
+    """The client went away while its request body was still being forwarded."""
+
+
+class UpstreamProxy:
+    """Forwards every HTTP request to ``url`` (whose path, if any, is a prefix).
+
+    The read timeout applies per read: it bounds the silence between two chunks (time to first
+    token included), not the length of a generation.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        limits: httpx.Limits = DEFAULT_LIMITS,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        base = httpx.URL(url)
+        if base.scheme not in ("http", "https") or not base.host:
+            raise ValueError(f"upstream must be an http(s) URL with a host, got {url!r}")
+        self.url = url
+        self._base = base
+        self._prefix = base.raw_path.rstrip(b"/").split(b"?", 1)[0]
+        # httpcore's pool does O(connections x queued requests) work, with a syscall per idle
+        # connection, each time a request starts or ends: at a few hundred concurrent streams
+        # that dominated the proxy's CPU. Several smaller pools, used round-robin, cut it by
+        # the square of their number; the limits are split between them.
+        shards = max(1, min(MAX_POOL_SHARDS, -(-(limits.max_connections or 1) // POOL_SHARD_SIZE)))
+        if transport is not None:
+            shards = 1  # a given transport is one pool already
+        shard_limits = httpx.Limits(
+            max_connections=_share(limits.max_connections, shards),
+            max_keepalive_connections=_share(limits.max_keepalive_connections, shards),
+            keepalive_expiry=limits.keepalive_expiry,
+        )
+        # One TLS context for all pools: each costs ~0.6 MiB and a CA bundle load.
+        verify = ssl.create_default_context(cafile=certifi.where())
+        # trust_env=False: a proxy in front of a local model server must not pick up
+        # HTTP(S)_PROXY or .netrc from the environment it happens to run in.
+        self.clients = [
+            httpx.AsyncClient(
+                timeout=timeout,
+                limits=shard_limits,
+                trust_env=False,
+                verify=verify,
+                follow_redirects=False,
+                transport=transport,
+            )
+            for _ in range(shards)
+        ]
+        self._next = itertools.cycle(self.clients).__next__
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+
+    def _url(self, scope: Scope) -> httpx.URL:
+        path: bytes = scope.get("raw_path") or scope["path"].encode("utf-8")
+        query: bytes = scope.get("query_string", b"")
+        raw = self._prefix + path + (b"?" + query if query else b"")
+        return self._base.copy_with(raw_path=raw)
+
+    def _request_headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        headers = [
+            (k, v)
+            for k, v in strip_hop_by_hop(scope["headers"])
+            if k not in (b"host", b"accept-encoding")
+        ]
+        # Identity keeps SSE bytes parseable by the middleware and lets them flow unbuffered.
+        headers.append((b"accept-encoding", b"identity"))
+        client = scope.get("client")
+        if client:
+            prior = [v for k, v in headers if k == b"x-forwarded-for"]
+            headers = [(k, v) for k, v in headers if k != b"x-forwarded-for"]
+            hops = [*prior, str(client[0]).encode("latin-1")]
+            headers.append((b"x-forwarded-for", b", ".join(hops)))
+        # A proxy in front of this one already said what the client asked for: keep that.
+        present = {k for k, _ in headers}
+        host = next((v for k, v in scope["headers"] if k.lower() == b"host"), None)
+        if host is not None and b"x-forwarded-host" not in present:
+            headers.append((b"x-forwarded-host", host))
+        if b"x-forwarded-proto" not in present:
+            headers.append((b"x-forwarded-proto", scope.get("scheme", "http").encode("latin-1")))
+        return headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            # Lifespan is the front app's job; websockets are not part of the OpenAI API.
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1003})
+            return
+        has_body = any(
+            k.lower() in (b"content-length", b"transfer-encoding") for k, _ in scope["headers"]
+        ) and not _zero_length(scope["headers"])
+        body_done = anyio.Event()
+        if not has_body:
+            body_done.set()
+
+        async def body() -> AsyncIterator[bytes]:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise _ClientDisconnected
+                chunk = message.get("body", b"")
+                if chunk:
+                    yield chunk
+                if not message.get("more_body", False):
+                    break
+            body_done.set()
+
+        async with anyio.create_task_group() as tg:
+
+            async def watch_disconnect() -> None:
+                # receive() may only be awaited by one task: start after the body is read.
+                await body_done.wait()
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(watch_disconnect)
+            try:
+                await self._exchange(scope, send, body() if has_body else None)
+            finally:
+                tg.cancel_scope.cancel()
+
+    async def _exchange(
+        self, scope: Scope, send: Send, content: AsyncIterator[bytes] | None
+    ) -> None:
+        client = self._next()
+        request = client.build_request(
+            scope["method"],
+            self._url(scope),
+            headers=self._request_headers(scope),
+            content=content,
+        )
+        started = time.perf_counter()
+        try:
+            response = await client.send(request, stream=True)
+        except _ClientDisconnected:
+            return
+        except httpx.TimeoutException as exc:
+            _log_failure("upstream_timeout", scope, exc, started)
+            await send_error(
+                send,
+                504,
+                f"upstream timed out: {_describe(exc)}",
+                "upstream_error",
+                "upstream_timeout",
+            )
+            return
+        except httpx.TransportError as exc:
+            # Connected but dropped before answering (a crash, or a keep-alive connection the
+            # upstream closed just then) is told apart from not reachable at all.
+            if isinstance(exc, httpx.ConnectError):
+                code, what = "upstream_unreachable", "upstream unreachable"
+            else:
+                code, what = "upstream_connection_error", "upstream closed the connection"
+            _log_failure(code, scope, exc, started)
+            await send_error(send, 502, f"{what}: {_describe(exc)}", "upstream_error", code)
+            return
+        try:
+            await self._relay(scope, response, send, started)
+        finally:
+            # Shielded: on a client disconnect this runs inside a cancelled scope, and closing
+            # the response (the upstream connection, mid-stream) is the whole point.
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+
+    async def _relay(
+        self, scope: Scope, response: httpx.Response, send: Send, started: float
+    ) -> None:
+        headers = strip_hop_by_hop(response.headers.raw)
+        await send(
+            {"type": "http.response.start", "status": response.status_code, "headers": headers}
+        )
+        try:
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except httpx.TransportError as exc:
+            # Bytes are out: no retry and no status change. An SSE client gets the OpenAI
+            # mid-stream error event; for anything else, abort the connection so the truncated
+            # body cannot be taken for a complete one.
+            kind = (
+                "upstream_timeout"
+                if isinstance(exc, httpx.TimeoutException)
+                else ("upstream_stream_error")
+            )
+            _log_failure(kind, scope, exc, started)
+            if not _is_event_stream(headers) or any(k == b"content-length" for k, _ in headers):
+                raise
+            event = (
+                b"data: "
+                + error_body(
+                    f"upstream failed mid-stream: {_describe(exc)}", "upstream_error", kind
+                )
+                + b"\n\n"
+            )
+            await send({"type": "http.response.body", "body": event, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _share(total: int | None, parts: int) -> int | None:
+    return None if total is None else -(-total // parts)
+
+
+def _zero_length(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    return any(k.lower() == b"content-length" and v.strip() == b"0" for k, v in headers)
+
+
+def _is_event_stream(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    return any(
+        k == b"content-type" and v.lower().startswith(b"text/event-stream") for k, v in headers
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _log_failure(kind: str, scope: Scope, exc: BaseException, started: float) -> None:
+    record: dict[str, Any] = {
+        "event": kind,
+        "method": scope["method"],
+        "path": scope["path"],
+        "error": _describe(exc),
+        "after_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+    log.warning(kind, extra={"fields": record})
+
+
+def create_proxy_app(
+    config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
+) -> ProxyFront:
+    """The ``toolcall serve`` app: ``ProxyFront(ToolCallMiddleware(upstream proxy))``.
+
+    With no upstream configured, the bundled replay app stands in for a model server.
+    """
+    s = config.settings
+    closers: list[Callable[[], Awaitable[None]]] = []
+    inner: ASGIApp
+    if s.upstream is None:
+        inner = bundled_upstream(s.replay_pace)
+    else:
+        upstream = UpstreamProxy(
+            s.upstream,
+            timeout=httpx.Timeout(
+                connect=s.connect_timeout,
+                read=s.read_timeout,
+                write=s.write_timeout,
+                pool=s.pool_timeout,
+            ),
+            limits=httpx.Limits(
+                max_connections=s.max_connections,
+                max_keepalive_connections=s.max_keepalive_connections,
+                keepalive_expiry=s.keepalive_expiry,
+            ),
+            transport=transport,
+        )
+        closers.append(upstream.aclose)
+        inner = upstream
+    app = ToolCallMiddleware(inner, **middleware_kwargs(config.options))
+    return ProxyFront(
+        app,
+        routes=operational_routes(config.options),
+        on_shutdown=closers,
+        log_access=s.access_log,
+    )
+
+
+def middleware_kwargs(options: Options) -> dict[str, Any]:
+    """Every option explicitly, so the middleware's own env lookup cannot reorder precedence."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+def bundled_upstream(pace: float) -> ASGIApp:
+    """The replay app of the bundled recordings, standing in for a model server."""
+    from .replay import replay_app
+
+    app: ASGIApp = replay_app(pace=pace)
+    return app
+
+
+__all__ = [
+    "HOP_BY_HOP",
+    "UpstreamProxy",
+    "create_proxy_app",
+    "error_body",
+    "send_error",
+    "strip_hop_by_hop",
+]

@@ -1,0 +1,49 @@
+"""Streams through the proxy leave nothing behind (responses closed, tasks and buffers freed)."""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+
+import anyio
+import httpx
+from fake_upstream import FakeUpstream
+from servers import serve_in_thread, start_proxy
+
+from toolcall_middleware.replay import Recording, find_recording
+
+REQUEST = Recording.load(find_recording("kimi_k2-reasoning-two-calls")).request
+
+
+async def concurrent_streams(url: str, count: int) -> None:
+    limits = httpx.Limits(max_connections=count)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+
+        async def one() -> None:
+            async with client.stream("POST", url + "/v1/chat/completions", json=REQUEST) as r:
+                body = await r.aread()
+            assert b'"tool_calls"' in body
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(count):
+                tg.start_soon(one)
+
+
+def test_traced_memory_returns_to_its_level_after_each_round() -> None:
+    upstream = FakeUpstream()
+    tracemalloc.start()
+    try:
+        with serve_in_thread(upstream) as up, start_proxy(up, keepalive_expiry=0.2) as proxy:
+            levels = []
+            for _ in range(3):
+                anyio.run(concurrent_streams, proxy, 30)
+                upstream.seen.requests.clear()  # the fake's own record is not the proxy's
+                time.sleep(0.3)  # idle upstream connections expire
+                gc.collect()
+                levels.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    # The first round sets the level (pools, caches); 60 more streams must not add to it.
+    # A leak of one 4 KiB buffer per stream would show as 240 KiB.
+    assert max(levels[1:]) - levels[0] < 200 * 1024, levels
