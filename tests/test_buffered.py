@@ -147,3 +147,21 @@ def test_mode_and_limits_come_from_options_and_the_environment() -> None:
         Options(max_held_bytes=0)
     with pytest.raises(ConfigError, match="TOOLCALL_MAX_BUFFERED_BYTES"):
         Options.from_env({"TOOLCALL_MAX_BUFFERED_BYTES": "lots"})
+
+
+async def test_when_every_call_is_dropped_the_finish_reason_becomes_stop() -> None:
+    body = sse(chunk({"content": "Hmm."}, model="gpt-4.1"),
+               native(0, id="c", type="function", function={"name": "f"}),  # no arguments
+               chunk({}, "tool_calls", model="gpt-4.1"), "[DONE]")
+    app = ToolCallMiddleware(body_app([body]), "openai", mode="buffered", metrics=False)
+    completion = assemble_sse(await through(app, request_json("gpt-4.1", ("f",))))
+    assert completion["choices"][0]["finish_reason"] == "stop"
+    assert "tool_calls" not in completion["choices"][0]["message"]
+    message = {"role": "assistant", "content": "Hmm.", "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "f"}}]}
+    json_app = ToolCallMiddleware(body_app([orjson.dumps({"choices": [
+        {"index": 0, "message": message, "finish_reason": "tool_calls"}]})], headers=[
+        (b"content-type", b"application/json")]), "openai", mode="buffered", metrics=False)
+    out = orjson.loads(await through(json_app, request_json("gpt-4.1", ("f",), stream=False)))
+    assert out["choices"][0]["finish_reason"] == "stop"
+    assert "tool_calls" not in out["choices"][0]["message"]

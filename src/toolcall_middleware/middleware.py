@@ -172,6 +172,10 @@ class ToolCallMiddleware:
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
                 changed = True
+            elif not calls and before.get("tool_calls") and choice.get("finish_reason") == \
+                    "tool_calls":
+                choice["finish_reason"] = "stop"  # every call was dropped
+                changed = True
             if message != before:
                 changed = True
             if self.debug is not None and (calls or message != before):

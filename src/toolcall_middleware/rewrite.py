@@ -221,6 +221,9 @@ class ChoiceRewriter:
             if finish_reason == "stop" and self.calls.count:
                 finish_reason = "tool_calls"
                 unchanged = text_only = False
+            elif finish_reason == "tool_calls" and self.has_calls and not self.calls.count:
+                finish_reason = "stop"  # every call was dropped: nothing for a client to run
+                unchanged = text_only = False
         self.text_only = text_only
         if unchanged:
             return None
