@@ -126,26 +126,10 @@ class ChoiceRewriter:
         if type(delta) is not dict:
             delta = {}
         finish_reason = choice.get("finish_reason")
-        if len(delta) == 1 and finish_reason is None:
-            native = delta.get("tool_calls")
-            if type(native) is list and len(native) == 1:
-                # The native hot path: more arguments for the call streaming now.
-                entries = self.native.continuation(native[0])
-                if entries is not None:
-                    self.text_only = False
-                    self.has_calls = True
-                    if not entries:
-                        return []  # buffered, or nothing to say
-                    if entries[0]["index"] == native[0]["index"]:
-                        return None  # already what a client needs: the upstream's own bytes
-                    choice["delta"] = {"tool_calls": entries}
-                    return [choice]
-        channels = _text_channels(delta)
-        if finish_reason is None and len(channels) == 1 and len(delta) == len(channels[0]):
-            # The hot path: one text field, no finish. Most deltas are plain text (echoed)
-            # or one piece of arguments.
-            fields = channels[0]
-            text = delta[fields[0]]
+        fields, text = _only_text(delta) if finish_reason is None else _NO_TEXT
+        if text is not None:
+            # The hot path: one text (one field, or both reasoning fields alike), no finish.
+            # Most deltas are plain text (echoed) or one piece of arguments.
             events = self.parser.feed(text)
             self._last_fields = fields
             if not events and text:  # all of it was markup, or is held back: nothing to send
@@ -174,10 +158,24 @@ class ChoiceRewriter:
                     choice["delta"] = {"tool_calls": entries}
                     return [choice]
             return self._rewrite_events(choice, delta, [(fields, text, events)], None)
+        if len(delta) == 1 and finish_reason is None:
+            native = delta.get("tool_calls")
+            if type(native) is list and len(native) == 1:
+                # The native hot path: more arguments for the call streaming now.
+                continued = self.native.continuation(native[0])
+                if continued is not None:
+                    self.text_only = False
+                    self.has_calls = True
+                    if not continued:
+                        return []  # buffered, or nothing to say
+                    if continued[0]["index"] == native[0]["index"]:
+                        return None  # already what a client needs: the upstream's own bytes
+                    choice["delta"] = {"tool_calls": continued}
+                    return [choice]
         return self._rewrite_events(
             choice,
             delta,
-            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in channels],
+            [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in _text_channels(delta)],
             finish_reason,
         )
 
@@ -277,6 +275,26 @@ class ChoiceRewriter:
         if self._close(builder):
             self.text_only = False
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
+
+
+_NO_TEXT: tuple[tuple[str, ...], None] = ((), None)
+_SINGLE_FIELDS = ((("content",)), ("reasoning_content",), ("reasoning",))
+
+
+def _only_text(delta: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The delta's fields and text when it is nothing but one text (one field, or both
+    reasoning fields carrying the same text); else no text."""
+    size = len(delta)
+    if size == 1:
+        for fields in _SINGLE_FIELDS:
+            text = delta.get(fields[0])
+            if text is not None:
+                return (fields, text) if type(text) is str else _NO_TEXT
+    elif size == 2:
+        text = delta.get("reasoning")
+        if type(text) is str and text == delta.get("reasoning_content"):
+            return REASONING_FIELDS, text
+    return _NO_TEXT
 
 
 _ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]

@@ -88,7 +88,12 @@ class SSEStreamRewriter:
         if self._decoder.at_boundary and body.endswith(b"\n\n") and b"\r" not in body:
             # Whole events, "\n" line endings: how servers send. Forward them undecoded when
             # they cannot change; handle the usual single "data:" line without the decoder.
-            if self._patterns is not None and not self._tentative and self._unchanging(body):
+            if (
+                self.rewriter.idle
+                and self._patterns is not None
+                and not self._tentative
+                and self._unchanging(body)
+            ):
                 return body
             if body.startswith(b"data: ") and body.find(b"\n") == len(body) - 2:
                 return self._data(body, body[6:-2], ())
