@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .anthropic import AnthropicMiddleware
 from .config import ConfigError, Options
 from .debug import DebugCapture, debug_app
 from .metrics import Metrics, metrics_app
@@ -11,6 +12,7 @@ from .parsers import ParserContext, Tool, ToolCallParser, create_parser, provide
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnthropicMiddleware",
     "ConfigError",
     "DebugCapture",
     "Metrics",

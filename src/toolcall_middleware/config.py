@@ -213,6 +213,9 @@ class ServeSettings:
 class ServeConfig:
     settings: ServeSettings
     options: Options
+    #: The file's ``[anthropic]`` table: AnthropicMiddleware options, checked when it is built
+    #: (its ``TOOLCALL_ANTHROPIC_*`` variables win over them).
+    anthropic: Mapping[str, Any] = field(default_factory=dict)
 
 
 def load_serve_config(
@@ -229,6 +232,9 @@ def load_serve_config(
     cli = {k: v for k, v in (cli or {}).items() if v is not None}
     path = config_file or env.get("TOOLCALL_CONFIG") or None
     from_file = _read_toml(path) if path else {}
+    anthropic = from_file.pop("anthropic", {})
+    if not isinstance(anthropic, dict):
+        raise ConfigError(f"{path}: anthropic must be a table ([anthropic])")
     fields = {f.name: f for cls in (ServeSettings, Options) for f in dataclasses.fields(cls)}
     unknown = sorted(set(from_file) - set(fields))
     if unknown:
@@ -254,7 +260,7 @@ def load_serve_config(
     opts = layers["Options"]
     if "paths" in opts:
         opts["paths"] = tuple(opts["paths"])
-    return ServeConfig(ServeSettings(**layers["ServeSettings"]), Options(**opts))
+    return ServeConfig(ServeSettings(**layers["ServeSettings"]), Options(**opts), anthropic)
 
 
 def _default_of(f: dataclasses.Field[Any]) -> Any:

@@ -30,6 +30,7 @@ import certifi
 import httpx
 import orjson
 
+from .anthropic import AnthropicMiddleware, AnthropicOptions
 from .asgi import ASGIApp, Receive, Scope, Send
 from .config import Options, ServeConfig
 from .front import ProxyFront, operational_routes
@@ -324,7 +325,9 @@ def _log_failure(kind: str, scope: Scope, exc: BaseException, started: float) ->
 def create_proxy_app(
     config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> ProxyFront:
-    """The ``toolcall serve`` app: ``ProxyFront(ToolCallMiddleware(upstream proxy))``.
+    """The ``toolcall serve`` app:
+    ``ProxyFront(AnthropicMiddleware(ToolCallMiddleware(upstream proxy)))``, so both the
+    OpenAI and the Anthropic (``/v1/messages``) APIs are served.
 
     With no upstream configured, the bundled replay app stands in for a model server.
     """
@@ -351,7 +354,8 @@ def create_proxy_app(
         )
         closers.append(upstream.aclose)
         inner = upstream
-    app = ToolCallMiddleware(inner, **middleware_kwargs(config.options))
+    openai_api = ToolCallMiddleware(inner, **middleware_kwargs(config.options))
+    app = AnthropicMiddleware(openai_api, AnthropicOptions.build(file=config.anthropic))
     return ProxyFront(
         app,
         routes=operational_routes(config.options),
