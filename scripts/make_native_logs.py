@@ -82,10 +82,21 @@ def write(name: str, description: str, request: dict[str, Any], body: str,
           content_type: str = "text/event-stream") -> None:
     OUT.mkdir(exist_ok=True)
     (OUT / f"{name}.log").write_bytes(body.encode())
-    meta = {"description": description, "request": request,
-            "response": {"status": 200, "headers": {"content-type": content_type}},
-            "expected": expected, "expected_buffered": expected_buffered}
+    meta: dict[str, Any] = {
+        "description": description, "request": request,
+        "response": {"status": 200, "headers": {"content-type": content_type}},
+        "expected": expected, "expected_buffered": expected_buffered}
+    if any(not _is_object(c["arguments"]) for c in expected["tool_calls"]):
+        # Streaming forwards these arguments as the model wrote them (not JSON objects).
+        meta["malformed_arguments"] = True
     (OUT / f"{name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+
+
+def _is_object(arguments: str) -> bool:
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
 
 
 def role(cid: str, model: str) -> str:
