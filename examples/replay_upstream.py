@@ -1,13 +1,17 @@
 """A Starlette app that replays sse_logs/ recordings as an upstream model server would,
 wrapped in ToolCallMiddleware. No model server needed:
 
-    uvicorn examples.replay_upstream:app --port 8080
+    TOOLCALL_ADMIN_KEY=secret uvicorn examples.replay_upstream:app --port 8080
     curl -N localhost:8080/v1/chat/completions -H 'content-type: application/json' \\
          -d '{"model": "kimi_k2-reasoning-two-calls", "stream": true, "messages": [],
               "tools": [{"type": "function", "function": {"name": "bash"}}]}'
+    curl localhost:8080/metrics
+    curl -H 'X-Admin-Key: secret' 'localhost:8080/debug/tool-calls?limit=5'
 
 The request's ``model`` picks the recording (any other name gets the default one);
-``TOOLCALL_REPLAY_PACE`` sets the seconds between events (default 0.02).
+``TOOLCALL_REPLAY_PACE`` sets the seconds between events (default 0.02). ``GET /metrics``
+serves the Prometheus counters (with the ``metrics`` extra installed); the middleware itself
+answers ``GET /debug/tool-calls`` when ``TOOLCALL_ADMIN_KEY`` is set (404 otherwise).
 """
 
 from __future__ import annotations
@@ -15,6 +19,18 @@ from __future__ import annotations
 import os
 
 from toolcall_middleware import ToolCallMiddleware
+from toolcall_middleware.asgi import Receive, Scope, Send
+from toolcall_middleware.metrics import metrics_app
 from toolcall_middleware.replay import replay_app
 
-app = ToolCallMiddleware(replay_app(pace=float(os.environ.get("TOOLCALL_REPLAY_PACE", "0.02"))))
+middleware = ToolCallMiddleware(
+    replay_app(pace=float(os.environ.get("TOOLCALL_REPLAY_PACE", "0.02")))
+)
+metrics = metrics_app()
+
+
+async def app(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "http" and scope["path"] == "/metrics":
+        await metrics(scope, receive, send)
+    else:
+        await middleware(scope, receive, send)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .anthropic import AnthropicMiddleware
 from .config import ConfigError, Options
+from .debug import DebugCapture, debug_app
+from .metrics import Metrics, metrics_app
 from .middleware import ToolCallMiddleware
 from .parsers import ParserContext, Tool, ToolCallParser, create_parser, providers
 
@@ -12,6 +14,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AnthropicMiddleware",
     "ConfigError",
+    "DebugCapture",
+    "Metrics",
     "Options",
     "ParserContext",
     "Tool",
@@ -19,5 +23,7 @@ __all__ = [
     "ToolCallParser",
     "__version__",
     "create_parser",
+    "debug_app",
+    "metrics_app",
     "providers",
 ]

@@ -1,19 +1,31 @@
-"""Turning call events into OpenAI ``tool_calls`` delta entries, exactly as clients need them.
+"""Turning tool calls into OpenAI ``tool_calls`` delta entries, exactly as clients need them.
 
-Every tool call a client sees leaves through here: ``index`` dense from 0 in order of
-appearance, ``id``/``type``/``name`` on the first entry only (with ``arguments: ""``), argument
-fragments after, and ``"{}"`` for a call that ended without any arguments.
+Every tool call a client sees leaves through here, whether a parser found it in model text or
+the upstream sent it as native ``tool_calls``: ``index`` dense from 0 in order of appearance
+(across both sources within a choice), ``id``/``type``/``name`` on the first entry only (with
+``arguments: ""``), argument fragments after, ``"{}"`` for a call that ended without any.
+
+Several calls can be open at once (native upstreams interleave parallel calls), each under a
+key its source chooses; parser calls use ``TEXT``. In buffered mode nothing leaves before
+``close``: each call is then one complete entry whose arguments were checked as JSON.
 """
 
 from __future__ import annotations
 
 import secrets
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
+
+import orjson
+
+from .metrics import NULL_REPORT, Report
 
 Entry = dict[str, Any]
 IdFactory = Callable[[], str]
+
+#: The key of calls found by the provider parser: one is open at a time.
+TEXT = "text"
 
 _ALNUM = string.ascii_letters + string.digits
 
@@ -39,34 +51,222 @@ def call_ids_for(parser: object) -> IdFactory:
     return new_id
 
 
+class LimitExceeded(Exception):
+    """Held-back data passed a configured cap: the stream must end with an error."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"{what} exceeded the limit of {limit} bytes")
+        self.what = what
+        self.limit = limit
+
+
+class Budget:
+    """One response's bytes of buffered-mode argument text, against the configured cap.
+
+    Past ``limit`` the stream fails. (Stream mode keeps a copy of the open call's arguments,
+    to check them at its end, only while it is within ``limit``: the output is unaffected.)
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int = 1 << 20) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self, size: int) -> None:
+        self.used += size
+        if self.used > self.limit:
+            raise LimitExceeded("buffered tool calls", self.limit)
+
+
+def checked_arguments(raw: str) -> tuple[str, str | None]:
+    """Buffered-mode arguments: ``(arguments, problem)``; problem is a malformed reason or None.
+
+    A JSON object is kept exactly as written; blank is the explicit empty call ``"{}"``;
+    anything else (broken JSON, or JSON that is not an object) is kept whole as
+    ``{"input": "<raw>"}`` so the client still gets an object and nothing is lost.
+    """
+    if not raw.strip():
+        return "{}", None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _wrap(raw), "invalid_json"
+    if not isinstance(value, dict):
+        return _wrap(raw), "not_object"
+    return raw, None
+
+
+def complete_object(parts: list[str]) -> bool:
+    """Whether the text in ``parts`` is one complete JSON object (cheap test first)."""
+    if not parts or not parts[-1].rstrip().endswith("}"):
+        return False
+    try:
+        return isinstance(orjson.loads("".join(parts)), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _wrap(raw: str) -> str:
+    return orjson.dumps({"input": raw}).decode()
+
+
+class _Call:
+    __slots__ = ("checked", "explicit", "id", "index", "name", "native", "parts", "size")
+
+    def __init__(self, name: str, call_id: str | None, native: bool) -> None:
+        self.index = -1  # the output index, once the call has one
+        self.id = call_id
+        self.name = name
+        self.native = native
+        self.explicit = not native  # a parser's call end is explicit; natives must say so
+        self.parts: list[str] | None = []  # argument text kept (None: over the budget)
+        self.size = 0  # characters of argument text
+        self.checked = -1  # the size at which ``parts`` last held a complete JSON object
+
+
 class ToolCallAssembler:
-    """Numbers the calls of one choice and shapes their entries; tracks the current call."""
+    """The calls of one choice: numbers them, shapes their entries, holds them when buffered."""
 
-    def __init__(self, new_id: IdFactory = openai_call_id) -> None:
+    def __init__(
+        self,
+        new_id: IdFactory = openai_call_id,
+        *,
+        buffered: bool = False,
+        budget: Budget | None = None,
+        report: Report = NULL_REPORT,
+    ) -> None:
         self._new_id = new_id
+        self.buffered = buffered
+        self._budget = budget if budget is not None else Budget()
+        self._report = report
+        # Stream mode keeps a copy of each call's arguments only to count malformed ones.
+        self._counting = report is not NULL_REPORT
+        #: Calls given an output index (in buffered mode: the calls ``close`` emitted).
         self.count = 0
-        self._current = -1
-        self._has_arguments = False
+        self._open: dict[Hashable, _Call] = {}
+        self._held: list[_Call] = []  # buffered mode: every call, in order of appearance
+        self._ids: set[str] = set()
 
-    def start(self, name: str, call_id: str | None) -> Entry:
-        self._current = index = self.count
+    def start(
+        self, name: str, call_id: str | None, key: Hashable = TEXT, *, native: bool = False
+    ) -> list[Entry]:
+        out = self.end(key) if key in self._open else []
+        call = self._open[key] = _Call(name, call_id, native)
+        if not (self.buffered or native or self._counting):
+            call.parts = None  # nobody would look at the copy
+        if self.buffered:
+            self._held.append(call)
+        else:
+            out.append(self._header(call))
+        return out
+
+    def set_id(self, key: Hashable, call_id: str) -> None:
+        """An id that arrived after the call began: used if the call has not left yet."""
+        call = self._open.get(key)
+        if call is not None and call.id is None and call.index < 0:
+            call.id = call_id
+
+    def arguments(self, fragment: str, key: Hashable = TEXT) -> list[Entry]:
+        call = self._open.get(key)
+        if call is None:
+            return []
+        call.explicit = True
+        if not fragment:
+            return []
+        call.size += len(fragment)
+        parts = call.parts
+        if parts is not None:
+            if self.buffered:
+                self._budget.take(len(fragment))
+                parts.append(fragment)
+                return []
+            if call.size > self._budget.limit:
+                call.parts = None  # too long to keep a copy: it just goes unchecked
+            else:
+                parts.append(fragment)
+        return [{"index": call.index, "function": {"arguments": fragment}}]
+
+    def argument_size(self, key: Hashable) -> int:
+        """Characters of argument text the open call has had so far."""
+        call = self._open.get(key)
+        return 0 if call is None else call.size
+
+    def complete_object(self, key: Hashable) -> bool:
+        """Whether the open call's arguments so far are a complete JSON object."""
+        call = self._open.get(key)
+        if call is None or call.parts is None or not call.size:
+            return False
+        if call.checked == call.size:
+            return True
+        if not complete_object(call.parts):
+            return False
+        call.checked = call.size
+        return True
+
+    def end(self, key: Hashable = TEXT) -> list[Entry]:
+        """Close a call; in stream mode an empty call still needs valid JSON arguments."""
+        call = self._open.pop(key, None)
+        if call is None or self.buffered:
+            return []
+        parts, call.parts = call.parts, None
+        if not call.explicit:
+            self._report.malformed("missing_arguments")
+        if not call.size:
+            return [{"index": call.index, "function": {"arguments": "{}"}}]
+        if parts is not None:
+            # Stream mode forwards what the model wrote; a problem is only counted.
+            problem = checked_arguments("".join(parts))[1]
+            if problem is not None:
+                self._report.malformed(problem)
+        return []
+
+    def close(self) -> list[Entry]:
+        """The end of the choice: close every open call; buffered mode emits them all now."""
+        out: list[Entry] = []
+        for key in list(self._open):
+            out.extend(self.end(key))
+        self._open.clear()
+        held, self._held = self._held, []
+        for call in held:
+            entry = self._complete(call)
+            if entry is not None:
+                out.append(entry)
+        return out
+
+    def _header(self, call: _Call) -> Entry:
+        call.index = self.count
         self.count += 1
-        self._has_arguments = False
+        call_id = call.id
+        if not call_id or call_id in self._ids:
+            call_id = call.id = self._new_id()
+        self._ids.add(call_id)
+        self._report.tool_call(call.native)
         return {
-            "index": index,
-            "id": call_id or self._new_id(),
+            "index": call.index,
+            "id": call_id,
             "type": "function",
-            "function": {"name": name, "arguments": ""},
+            "function": {"name": call.name, "arguments": ""},
         }
 
-    def arguments(self, fragment: str) -> Entry:
-        self._has_arguments = True
-        return {"index": self._current, "function": {"arguments": fragment}}
-
-    def end(self) -> Entry | None:
-        """Close the current call; an empty call still needs valid JSON arguments."""
-        if self._current < 0:
+    def _complete(self, call: _Call) -> Entry | None:
+        """A buffered call as one entry with checked arguments, or None when it is dropped."""
+        parts = call.parts or []
+        self._budget.used -= call.size
+        call.parts = None
+        problem = None
+        if not call.name:
+            problem = "missing_name"
+        elif not call.explicit:
+            problem = "missing_arguments"
+        if problem is not None:
+            self._report.malformed(problem)
+            self._report.fallback("dropped")
             return None
-        entry = None if self._has_arguments else self.arguments("{}")
-        self._current = -1
+        arguments, problem = checked_arguments("".join(parts))
+        if problem is not None:
+            self._report.malformed(problem)
+            self._report.fallback("wrapped")
+        entry = self._header(call)
+        entry["function"]["arguments"] = arguments
         return entry

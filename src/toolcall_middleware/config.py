@@ -18,6 +18,9 @@ import orjson
 from .parsers.base import UnknownTools
 
 DEFAULT_PATHS = ("/v1/chat/completions", "/chat/completions")
+MODES = ("stream", "buffered")
+#: Other names an option's environment variable goes by (seed 003 documents the first).
+ENV_ALIASES = {"debug_max": ("TOOL_CALL_DEBUG_MAX",)}
 
 
 class ConfigError(ValueError):
@@ -36,6 +39,24 @@ class Options:
     rewrite_without_tools: bool = False
     #: Calls to tools the request did not offer: ``forward``, ``drop`` or ``text``.
     unknown_tools: UnknownTools = "forward"
+    #: ``stream``: tool-call arguments flow as they arrive. ``buffered``: each call leaves
+    #: whole when its choice ends, arguments checked as JSON (invalid ones wrapped as
+    #: ``{"input": ...}``, nameless calls dropped). Text streams immediately either way.
+    mode: str = "stream"
+    #: Unresolved markup a parser may hold back per choice (a marker prefix, a call header);
+    #: past it the stream ends with an error event.
+    max_held_bytes: int = 10 * 1024
+    #: Tool-call arguments held per stream (buffered mode, or a call a parser must see whole
+    #: to name), and the largest single SSE event or JSON body rewritten.
+    max_buffered_bytes: int = 1024 * 1024
+    #: Count calls, malformed calls and fallbacks in Prometheus (needs the ``metrics`` extra).
+    metrics: bool = True
+    #: ``X-Admin-Key`` for ``GET debug_path``; empty (the default) disables debug capture.
+    admin_key: str = field(default="", repr=False)
+    #: Recent tool-call chunks the debug capture keeps (env also ``TOOL_CALL_DEBUG_MAX``).
+    debug_max: int = 200
+    #: Where the middleware answers the debug endpoint when ``admin_key`` is set.
+    debug_path: str = "/debug/tool-calls"
 
     def __post_init__(self) -> None:
         from .parsers import providers  # parsers import config-free modules only
@@ -55,6 +76,13 @@ class Options:
             )
         if isinstance(self.paths, str) or not all(p.startswith("/") for p in self.paths):
             raise ConfigError(f"paths must be paths starting with '/': {self.paths!r}")
+        if self.mode not in MODES:
+            raise ConfigError(f"mode {self.mode!r} is not one of: {', '.join(MODES)}")
+        for name in ("max_held_bytes", "max_buffered_bytes", "debug_max"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be a positive integer, not {getattr(self, name)}")
+        if not self.debug_path.startswith("/"):
+            raise ConfigError(f"debug_path must start with '/': {self.debug_path!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Options:
@@ -63,6 +91,8 @@ class Options:
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             raw = env.get("TOOLCALL_" + f.name.upper())
+            for alias in ENV_ALIASES.get(f.name, ()):
+                raw = raw if raw is not None and raw.strip() else env.get(alias)
             if raw is not None and raw.strip():
                 values[f.name] = _parse_env(f.name, raw.strip(), f.default)
         names = {f.name for f in dataclasses.fields(cls)}

@@ -16,12 +16,15 @@ import orjson
 
 from .asgi import ASGIApp, Message, Receive, Scope, Send
 from .config import Options
+from .debug import DebugCapture, debug_app
 from .detect import resolve_provider
+from .hook import CompletionHook, CompletionTap, call_hook
+from .metrics import NULL_REPORT, Report, metrics_for
 from .parsers import ParserContext, ToolCallParser, create_parser, parser_triggers
 from .parsers.unknown_tools import apply_unknown_tools
 from .request import ChatRequest, read_body, replay_receive
 from .rewrite import StreamRewriter, rewrite_message
-from .stream import SSEStreamRewriter
+from .stream import Capture, SSEStreamRewriter
 
 logger = logging.getLogger("toolcall_middleware")
 
@@ -32,12 +35,34 @@ class ToolCallMiddleware:
     ``ToolCallMiddleware(app)`` takes every option from ``TOOLCALL_*`` environment variables;
     keyword arguments override them:
     ``app.add_middleware(ToolCallMiddleware, provider="kimi_k2")``.
+
+    Objects rather than settings: ``registry``, the Prometheus registry the counters go to
+    (default: the global one, when ``prometheus-client`` is installed); ``debug``, a
+    ``DebugCapture`` to record into (default: one of ``debug_max`` entries when ``admin_key``
+    is set, served at ``debug_path``); ``on_complete(request, response)``, called with the
+    request body and the assembled ``chat.completion`` after each chat response.
     """
 
-    def __init__(self, app: ASGIApp, provider: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        provider: str | None = None,
+        *,
+        registry: Any = None,
+        debug: DebugCapture | None = None,
+        on_complete: CompletionHook | None = None,
+        **options: Any,
+    ) -> None:
         self.app = app
         self.options = Options.from_env(provider=provider, **options)
         self._paths = frozenset(self.options.paths)
+        self.metrics = metrics_for(registry) if self.options.metrics else None
+        if debug is None and self.options.admin_key:
+            debug = DebugCapture(self.options.debug_max)
+        self.debug = debug
+        self._debug_app = debug_app(debug, self.options.admin_key) if self.options.admin_key \
+            else None
+        self.on_complete = on_complete
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -45,6 +70,10 @@ class ToolCallMiddleware:
             or scope.get("method") != "POST"
             or scope.get("path") not in self._paths
         ):
+            if self._debug_app is not None and scope["type"] == "http" \
+                    and scope.get("path") == self.options.debug_path:
+                await self._debug_app(scope, receive, send)
+                return
             await self.app(scope, receive, send)
             return
         body, early = await read_body(receive)
@@ -53,7 +82,9 @@ class ToolCallMiddleware:
         info = scope.get("toolcall")  # a dict from `toolcall serve` (front.py): its access log
         if isinstance(info, dict):
             info["model"] = request.model
-        if not request.tools and not self.options.rewrite_without_tools:
+        rewrite = bool(request.tools) or self.options.rewrite_without_tools
+        hook = self.on_complete
+        if not rewrite and hook is None:
             await self.app(scope, receive, send)
             return
         provider = resolve_provider(
@@ -61,19 +92,54 @@ class ToolCallMiddleware:
         )
         if isinstance(info, dict):
             info["provider"] = provider
-        responder = Responder(
-            send,
-            lambda: SSEStreamRewriter(
-                StreamRewriter(self._parser_factory(provider, request)),
-                parser_triggers(provider),
-            ),
-            lambda message: self._rewrite_completion(message, provider, request),
-        )
+        responder = self._responder(send, provider, request, rewrite, hook is not None)
         try:
             await self.app(scope, receive, responder.send)
         finally:
             if isinstance(info, dict):
                 info["tool_calls"] = responder.tool_calls
+            if hook is not None:
+                completion = responder.completion()
+                if completion is not None:
+                    await call_hook(hook, _request_dict(body), completion)
+
+    def _responder(self, send: Send, provider: str, request: ChatRequest, rewrite: bool,
+                   tap: bool) -> Responder:
+        options = self.options
+        stream_report = self._report(provider, "stream")
+        json_report = self._report(provider, "json")
+        capture: Capture | None = None
+        if self.debug is not None:
+            debug = self.debug
+
+            def capture(raw: bytes, chunks: list[Any]) -> None:
+                debug.record("stream", provider, request.model, raw, chunks)
+
+        def new_stream() -> SSEStreamRewriter:
+            rewriter = StreamRewriter(
+                self._parser_factory(provider, request), mode=options.mode,
+                max_held_bytes=options.max_held_bytes,
+                max_buffered_bytes=options.max_buffered_bytes, report=stream_report,
+            )
+            return SSEStreamRewriter(
+                rewriter, parser_triggers(provider), max_event_bytes=options.max_buffered_bytes,
+                report=stream_report, capture=capture,
+            )
+
+        def rewrite_completion(completion: Any) -> tuple[bool, int]:
+            return self._rewrite_completion(completion, provider, request, json_report)
+
+        return Responder(
+            send,
+            new_stream if rewrite else None,
+            rewrite_completion if rewrite else None,
+            tap=tap,
+            max_json_bytes=options.max_buffered_bytes,
+            json_report=json_report,
+        )
+
+    def _report(self, provider: str, stage: str) -> Report:
+        return NULL_REPORT if self.metrics is None else self.metrics.report(provider, stage)
 
     def _parser_factory(self, provider: str, request: ChatRequest) -> Callable[[], Any]:
         context = request.parser_context(self.options.unknown_tools)
@@ -83,46 +149,93 @@ class ToolCallMiddleware:
     def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
         return apply_unknown_tools(create_parser(provider, context), context)
 
-    def _rewrite_completion(self, completion: Any, provider: str, request: ChatRequest) -> int:
-        """Rewrite a non-streaming ``chat.completion`` in place; the number of calls found."""
+    def _rewrite_completion(
+        self, completion: Any, provider: str, request: ChatRequest, report: Report
+    ) -> tuple[bool, int]:
+        """Rewrite a non-streaming ``chat.completion`` in place: whether anything changed, and
+        the number of calls it has."""
         choices = completion.get("choices") if isinstance(completion, dict) else None
         if not isinstance(choices, list):
-            return False
+            return False, 0
+        changed = False
         found = 0
         context = request.parser_context(self.options.unknown_tools)
+        buffered = self.options.mode == "buffered"
         for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
                 continue
-            calls = rewrite_message(message, self._new_parser(provider, context))
+            before = dict(message)
+            raw = orjson.dumps(message) if self.debug is not None else b""
+            calls = rewrite_message(message, self._new_parser(provider, context),
+                                    buffered=buffered, report=report)
             if calls and choice.get("finish_reason") == "stop":
                 choice["finish_reason"] = "tool_calls"
+                changed = True
+            elif not calls and before.get("tool_calls") and choice.get("finish_reason") == \
+                    "tool_calls":
+                choice["finish_reason"] = "stop"  # every call was dropped
+                changed = True
+            if message != before:
+                changed = True
+            if self.debug is not None and (calls or message != before):
+                self.debug.record("json", provider, request.model, raw, message)
             found += calls
-        return found
+        return changed, found
+
+
+def _request_dict(body: bytes) -> dict[str, Any]:
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
 
 
 class Responder:
-    """Wraps one response's ``send``: decides per response whether and how to rewrite it."""
+    """Wraps one response's ``send``: decides per response whether and how to rewrite it.
+
+    Without ``new_stream``/``rewrite_completion`` it only observes (for the completion hook,
+    ``tap``). After a stream ended early (a limit), the rest of the app's body is discarded.
+    """
 
     def __init__(
         self,
         send: Send,
-        new_stream: Callable[[], SSEStreamRewriter],
-        rewrite_completion: Callable[[Any], int],
+        new_stream: Callable[[], SSEStreamRewriter] | None,
+        rewrite_completion: Callable[[Any], tuple[bool, int]] | None,
+        *,
+        tap: bool = False,
+        max_json_bytes: int | None = None,
+        json_report: Report = NULL_REPORT,
     ) -> None:
         self._send = send
         self._new_stream = new_stream
         self._rewrite_completion = rewrite_completion
+        self._want_tap = tap
+        self._max_json = max_json_bytes
+        self._json_report = json_report
         self._mode = "pass"
         self._stream: SSEStreamRewriter | None = None
+        self._tap: CompletionTap | None = None
         self._start: Message | None = None
         self._json_parts: list[bytes] = []
+        self._json_size = 0
+        self._json_completion: dict[str, Any] | None = None
         self._json_calls = 0
+        self._done_stream: SSEStreamRewriter | None = None  # a stream a limit ended
+
+    def completion(self) -> dict[str, Any] | None:
+        """What the client was sent, as one ``chat.completion`` (needs ``tap``)."""
+        if self._tap is not None:
+            return self._tap.completion()
+        return self._json_completion
 
     @property
     def tool_calls(self) -> int:
         """Tool calls emitted so far in this response."""
-        return self._stream.rewriter.tool_call_count if self._stream else self._json_calls
+        stream = self._stream or self._done_stream
+        return stream.rewriter.tool_call_count if stream else self._json_calls
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -131,8 +244,14 @@ class Responder:
             body = message.get("body", b"")
             more = message.get("more_body", False)
             out = stream.feed(body)
-            if not more:
+            if stream.ended:  # a limit: the response ends here, the rest is discarded
+                more = False
+                self._stream, self._done_stream = None, stream
+                self._mode = "ended"
+            elif not more:
                 out += stream.close()
+            if self._tap is not None:
+                self._tap.feed(out)
             if out is body:
                 await self._send(message)  # nothing changed: the upstream's own message
             elif out or not more:
@@ -159,8 +278,11 @@ class Responder:
             self._mode = "pass"
         elif content_type == b"text/event-stream":
             self._mode = "sse"
-            self._stream = self._new_stream()
-            message = {**message, "headers": _without(headers, b"content-length")}
+            if self._want_tap:
+                self._tap = CompletionTap()
+            if self._new_stream is not None:
+                self._stream = self._new_stream()
+                message = {**message, "headers": _without(headers, b"content-length")}
         elif content_type == b"application/json":
             self._mode = "json"
             self._start = message  # held until the body is complete and its length known
@@ -168,28 +290,61 @@ class Responder:
         await self._send(message)
 
     async def _on_body(self, message: Message) -> None:
-        """A JSON response body: collected, rewritten as a whole at its end."""
-        self._json_parts.append(message.get("body", b""))
-        if not message.get("more_body", False):
+        """A JSON response body (collected, rewritten as a whole at its end), or an SSE body
+        only observed for the completion hook."""
+        body = message.get("body", b"")
+        more = message.get("more_body", False)
+        if self._mode == "ended":
+            return
+        if self._mode != "json":
+            if self._tap is not None:
+                self._tap.feed(body)
+            await self._send(message)
+            return
+        self._json_parts.append(body)
+        self._json_size += len(body)
+        if self._max_json is not None and self._json_size > self._max_json:
+            # Too large to hold for a rewrite: what came so far, then the rest, as it is.
+            logger.warning("JSON response over %d bytes: passed through unrewritten",
+                           self._max_json)
+            self._json_report.fallback("limit-exceeded")
+            assert self._start is not None
+            self._mode = "pass"
+            parts, self._json_parts = self._json_parts, []
+            await self._send(self._start)
+            await self._send({"type": "http.response.body", "body": b"".join(parts),
+                              "more_body": more})
+            return
+        if not more:
             await self._send_json()
 
     async def _send_json(self) -> None:
         assert self._start is not None
-        body = b"".join(self._json_parts)
+        original = body = b"".join(self._json_parts)
+        self._json_parts = []
         start = self._start
+        completion: Any = None
         try:
             completion = orjson.loads(body)
-            self._json_calls = self._rewrite_completion(completion)
-            if self._json_calls:
+            if self._rewrite_completion is not None:
+                changed, self._json_calls = self._rewrite_completion(completion)
+            else:
+                changed = False
+            if changed:
                 body = orjson.dumps(completion)
                 headers = _without(start.get("headers", []), b"content-length")
                 headers.append((b"content-length", str(len(body)).encode()))
                 start = {**start, "headers": headers}
+                self._json_report.rewritten()
         except orjson.JSONDecodeError:
             pass
         except Exception:
             logger.exception("tool-call rewrite of a JSON response failed; sending it as is")
-            body, start = b"".join(self._json_parts), self._start
+            self._json_report.fallback("rewrite-error")
+            body, start = original, self._start
+            completion = orjson.loads(original)
+        if self._want_tap and isinstance(completion, dict):
+            self._json_completion = completion
         await self._send(start)
         await self._send({"type": "http.response.body", "body": body, "more_body": False})
 

@@ -2,17 +2,21 @@
 
 Each choice has its own parser; the text channels (``reasoning``/``reasoning_content`` first,
 then ``content``) go through it, and its events become text in the field the text came from or
-``tool_calls`` entries. A chunk whose rewrite changes nothing is reported as unchanged so the
-caller can forward the original bytes.
+``tool_calls`` entries. Native ``delta.tool_calls`` go through the normaliser; both sources meet
+in one ``ToolCallAssembler`` per choice. A chunk whose rewrite changes nothing is reported as
+unchanged so the caller can forward the original bytes.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Entry, IdFactory, ToolCallAssembler, call_ids_for
+from .calls import Budget, Entry, IdFactory, LimitExceeded, ToolCallAssembler, call_ids_for
 from .events import CallArgs, CallEnd, CallStart, Event, Text
+from .metrics import NULL_REPORT, Report
+from .normalize import NativeToolCalls
 from .parsers import ToolCallParser
 
 Chunk = dict[str, Any]
@@ -20,6 +24,13 @@ ParserFactory = Callable[[], ToolCallParser]
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 _CONTENT = ("content",)
+
+#: Defaults of the ``max_held_bytes`` and ``max_buffered_bytes`` options.
+MAX_HELD = 10 * 1024
+MAX_BUFFERED = 1024 * 1024
+#: Characters of model text fed between two checks of what is held: the caps are enforced to
+#: within this much (plus one delta) without measuring the parser on every delta.
+CHECK_EVERY = 1024
 
 
 class _DeltaBuilder:
@@ -32,20 +43,29 @@ class _DeltaBuilder:
         self._args: Entry | None = None  # the open arguments entry, if the last was arguments
 
     def add(self, events: list[Event], fields: tuple[str, ...]) -> None:
+        calls = self.calls
         for event in events:
             if type(event) is Text:
                 self._add_text(event.text, fields)
             elif type(event) is CallArgs:
-                self._add_arguments(event.fragment)
+                self.tool_calls(calls.arguments(event.fragment))
             elif type(event) is CallStart:
-                self._open(None)
-                self.deltas.append({"tool_calls": [self.calls.start(event.name, event.id)]})
+                self.tool_calls(calls.start(event.name, event.id), merge_header=False)
             elif type(event) is CallEnd:
-                entry = self.calls.end()  # the "{}" of a call without arguments, if needed
-                if entry is not None:
-                    self._open(None)
-                    self.deltas.append({"tool_calls": [entry]})
+                self.tool_calls(calls.end())  # the "{}" of a call without arguments, if needed
                 self._args = None
+
+    def tool_calls(self, entries: list[Entry], merge_header: bool = True) -> None:
+        """Append entries; argument fragments join the open entry of the same call."""
+        for entry in entries:
+            open_entry = self._args
+            if "id" not in entry and open_entry is not None \
+                    and open_entry["index"] == entry["index"]:
+                open_entry["function"]["arguments"] += entry["function"]["arguments"]
+                continue
+            self._text = None
+            self.deltas.append({"tool_calls": [entry]})
+            self._args = entry if merge_header or "id" not in entry else None
 
     def _open(self, text_delta: dict[str, Any] | None) -> None:
         self._text = text_delta
@@ -60,20 +80,26 @@ class _DeltaBuilder:
         for field in fields:
             delta[field] += text
 
-    def _add_arguments(self, fragment: str) -> None:
-        if self._args is not None:
-            self._args["function"]["arguments"] += fragment
-            return
-        entry = self.calls.arguments(fragment)
-        self._open(None)
-        self._args = entry
-        self.deltas.append({"tool_calls": [entry]})
-
 
 class ChoiceRewriter:
-    def __init__(self, parser: ToolCallParser, new_id: IdFactory | None = None) -> None:
+    def __init__(
+        self,
+        parser: ToolCallParser,
+        new_id: IdFactory | None = None,
+        *,
+        buffered: bool = False,
+        budget: Budget | None = None,
+        max_held: int = MAX_HELD,
+        report: Report = NULL_REPORT,
+    ) -> None:
         self.parser = parser
-        self.calls = ToolCallAssembler(new_id or call_ids_for(parser))
+        self._budget = budget if budget is not None else Budget(MAX_BUFFERED)
+        self.calls = ToolCallAssembler(new_id or call_ids_for(parser), buffered=buffered,
+                                       budget=self._budget, report=report)
+        self.native = NativeToolCalls(self.calls, report)
+        self._max_held = max_held
+        self._report = report
+        self._unchecked = 0  # text fed since the held-back data was last measured
         self.finished = False
         #: Characters of model text the parser holds back (a possible marker prefix), counted
         #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
@@ -84,6 +110,11 @@ class ChoiceRewriter:
         #: The parser gave back exactly the last text it was fed: it sits in plain text with
         #: nothing held (see ``ToolCallParser.TRIGGERS``).
         self.idle = True
+        #: Tool-call markup or native entries were seen: the finish must be decoded, since
+        #: it may have to close or release calls (sticky; see ``SSEStreamRewriter``).
+        self.has_calls = False
+        #: Held-back data passed a cap in the last rewrite (its output is still good to send).
+        self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = _CONTENT
 
     def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -104,6 +135,9 @@ class ChoiceRewriter:
             if not events and text:  # all of it was markup, or is held back: nothing to send
                 self.idle = False
                 self.text_only = self._count_text(text, events)
+                self._unchecked += len(text)
+                if self._unchecked >= CHECK_EVERY:
+                    self.exceeded = self._check_held()
                 return []
             if len(events) == 1:
                 event = events[0]
@@ -116,10 +150,28 @@ class ChoiceRewriter:
                     return None
                 if type(event) is CallArgs:
                     self.idle = self.text_only = False
+                    self.has_calls = True
                     self.lag = -1
-                    choice["delta"] = {"tool_calls": [self.calls.arguments(event.fragment)]}
+                    entries = self.calls.arguments(event.fragment)
+                    if not entries:  # buffered: held until the choice ends
+                        return []
+                    choice["delta"] = {"tool_calls": entries}
                     return [choice]
             return self._rewrite_events(choice, delta, [(fields, text, events)], None)
+        if len(delta) == 1 and finish_reason is None:
+            native = delta.get("tool_calls")
+            if type(native) is list and len(native) == 1:
+                # The native hot path: more arguments for the call streaming now.
+                continued = self.native.continuation(native[0])
+                if continued is not None:
+                    self.text_only = False
+                    self.has_calls = True
+                    if not continued:
+                        return []  # buffered, or nothing to say
+                    if continued[0]["index"] == native[0]["index"]:
+                        return None  # already what a client needs: the upstream's own bytes
+                    choice["delta"] = {"tool_calls": continued}
+                    return [choice]
         return self._rewrite_events(
             choice,
             delta,
@@ -137,7 +189,10 @@ class ChoiceRewriter:
         builder = _DeltaBuilder(self.calls)
         unchanged = text_only = True
         for fields, text, events in fed:
+            self._unchecked += len(text)
             self._last_fields = fields
+            if self.native.active and any(type(e) is CallStart for e in events):
+                builder.tool_calls(self.native.finish())  # earlier native calls leave first
             builder.add(events, fields)
             self.idle = _echoes(events, text)
             if self.idle:
@@ -146,6 +201,11 @@ class ChoiceRewriter:
             else:
                 unchanged = False
                 text_only = self._count_text(text, events) and text_only
+        native = delta.get("tool_calls")
+        if native:
+            builder.tool_calls(self.native.feed(native))
+            unchanged = text_only = False
+            self._unchecked = CHECK_EVERY  # native entries: measure now (cheap counters)
         if finish_reason is not None:
             events = self.parser.finish()
             self.finished = True
@@ -154,13 +214,41 @@ class ChoiceRewriter:
                 text_only = self._count_text("", events) and text_only
                 builder.add(events, self._last_fields)
             text_only = text_only and self.lag <= 0  # all flushed: text still missing was dropped
+            if self._close(builder):
+                unchanged = text_only = False
             if finish_reason == "stop" and self.calls.count:
                 finish_reason = "tool_calls"
+                unchanged = text_only = False
+            elif finish_reason == "tool_calls" and self.has_calls and not self.calls.count:
+                finish_reason = "stop"  # every call was dropped: nothing for a client to run
                 unchanged = text_only = False
         self.text_only = text_only
         if unchanged:
             return None
+        if not text_only:
+            self.has_calls = True
+        if not self.finished and self._unchecked >= CHECK_EVERY:
+            self.exceeded = self._check_held()
         return _assemble(choice, delta, builder.deltas, finish_reason)
+
+    def _close(self, builder: _DeltaBuilder) -> bool:
+        """The end of the choice: native calls and (buffered) held calls leave; True if any."""
+        entries = [*self.native.finish(), *self.calls.close()]
+        builder.tool_calls(entries)
+        for _ in range(getattr(self.parser, "text_fallbacks", 0)):
+            self._report.fallback("passed-as-text")
+        return bool(entries)
+
+    def _check_held(self) -> LimitExceeded | None:
+        """Bound memory: unresolved markup, and arguments held for a call until it can go."""
+        self._unchecked = 0
+        held = getattr(self.parser, "held", 0) + self.native.held
+        if held > self._max_held:
+            return LimitExceeded("held-back tool-call markup", self._max_held)
+        deferred = getattr(self.parser, "held_arguments", 0) + self.native.queued
+        if deferred and deferred + self._budget.used > self._budget.limit:
+            return LimitExceeded("buffered tool calls", self._budget.limit)
+        return None
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
@@ -176,7 +264,7 @@ class ChoiceRewriter:
         return True
 
     def finish(self, index: int) -> list[dict[str, Any]]:
-        """End of stream without a finish_reason for this choice: flush what the parser holds."""
+        """End of stream without a finish_reason for this choice: flush what is held."""
         if self.finished:
             return []
         self.finished = True
@@ -184,6 +272,8 @@ class ChoiceRewriter:
         self.text_only = self._count_text("", events) and self.lag <= 0
         builder = _DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
+        if self._close(builder):
+            self.text_only = False
         return [{"index": index, "delta": d, "finish_reason": None} for d in builder.deltas]
 
 
@@ -237,7 +327,7 @@ def _echoes(events: list[Event], text: str) -> bool:
     return len(events) == 1 and type(events[0]) is Text and events[0].text == text
 
 
-_TEXT_FIELDS = frozenset((*REASONING_FIELDS, "content"))
+_REWRITTEN_FIELDS = frozenset((*REASONING_FIELDS, "content", "tool_calls"))
 
 
 def _assemble(
@@ -247,7 +337,10 @@ def _assemble(
     finish_reason: Any,
 ) -> list[dict[str, Any]]:
     """Spread the new deltas over output choices; upstream keys ride on the first and last."""
-    rest = {k: v for k, v in delta.items() if k not in _TEXT_FIELDS} if len(delta) > 1 else {}
+    # Native tool_calls were rewritten (or were null/empty, which says nothing).
+    rest = (
+        {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS} if len(delta) > 1 else {}
+    )
     if rest:
         if deltas and "tool_calls" not in deltas[0] and "tool_calls" not in rest:
             deltas[0] = {**rest, **deltas[0]}
@@ -256,6 +349,10 @@ def _assemble(
     if not deltas:
         if finish_reason is None:
             return []
+        deltas.append({})
+    elif finish_reason is not None and "tool_calls" in deltas[-1]:
+        # The SDK closes a call (``arguments.done``) on the next index or on a later finish
+        # chunk: a finish_reason beside the last call's entry would leave it unclosed.
         deltas.append({})
     index = choice.get("index", 0)
     out = [{"index": index, "delta": d, "finish_reason": None} for d in deltas]
@@ -270,10 +367,23 @@ def _assemble(
 class StreamRewriter:
     """Rewrites one response's ``chat.completion.chunk`` objects, choice by choice."""
 
-    def __init__(self, new_parser: ParserFactory, new_id: IdFactory | None = None) -> None:
+    def __init__(
+        self,
+        new_parser: ParserFactory,
+        new_id: IdFactory | None = None,
+        *,
+        mode: str = "stream",
+        max_held_bytes: int = MAX_HELD,
+        max_buffered_bytes: int = MAX_BUFFERED,
+        report: Report = NULL_REPORT,
+    ) -> None:
         """``new_id``: how call ids are made; by default in the style each parser asks for."""
         self._new_parser = new_parser
         self._new_id = new_id
+        self._buffered = mode == "buffered"
+        self._max_held = max_held_bytes
+        self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
+        self._report = report
         self._choices: dict[int, ChoiceRewriter] = {}
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
         #: The last chunk's rewrite only moved text around (see ``ChoiceRewriter.lag``).
@@ -281,6 +391,8 @@ class StreamRewriter:
         self.idle = True
         self.lagging = False
         self.has_calls = False
+        #: A choice passed a memory cap: send this chunk's output, then end the stream.
+        self.exceeded: LimitExceeded | None = None
 
     @property
     def tool_call_count(self) -> int:
@@ -292,14 +404,16 @@ class StreamRewriter:
         self.idle = all(c.idle for c in choices)
         #: Model text is held back: outputs so far differ from inputs by that text.
         self.lagging = any(c.lag for c in choices)
-        self.has_calls = any(c.calls.count for c in choices)
+        self.has_calls = any(c.has_calls for c in choices)
 
     def _choice(self, index: Any) -> ChoiceRewriter:
         if type(index) is not int:
             index = 0
         rewriter = self._choices.get(index)
         if rewriter is None:
-            rewriter = self._choices[index] = ChoiceRewriter(self._new_parser(), self._new_id)
+            rewriter = self._choices[index] = ChoiceRewriter(
+                self._new_parser(), self._new_id, buffered=self._buffered, budget=self._budget,
+                max_held=self._max_held, report=self._report)
         return rewriter
 
     def chunk(self, chunk: Chunk) -> list[Chunk] | None:
@@ -321,9 +435,10 @@ class StreamRewriter:
             )
             out = rewriter.rewrite(choice)
             self.text_only = rewriter.text_only
+            self.exceeded = rewriter.exceeded
             if len(self._choices) == 1:
                 self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
-                self.has_calls = rewriter.calls.count != 0
+                self.has_calls = rewriter.has_calls
             else:
                 self._update_state()
             if out is None:
@@ -341,6 +456,7 @@ class StreamRewriter:
             rewriter = self._choice(choice.get("index", 0))
             out = rewriter.rewrite(choice)
             self.text_only = self.text_only and rewriter.text_only
+            self.exceeded = self.exceeded or rewriter.exceeded
             changed = changed or out is not None
             outputs.extend([choice] if out is None else out)
         self._update_state()
@@ -372,12 +488,22 @@ class StreamRewriter:
 
 
 def rewrite_message(
-    message: dict[str, Any], parser: ToolCallParser, new_id: IdFactory | None = None
+    message: dict[str, Any],
+    parser: ToolCallParser,
+    new_id: IdFactory | None = None,
+    *,
+    buffered: bool = False,
+    report: Report = NULL_REPORT,
 ) -> int:
-    """Rewrite a non-streaming ``choices[].message`` in place; returns the calls found."""
-    calls: list[Entry] = []
-    current: Entry | None = None
-    assembler = ToolCallAssembler(new_id or call_ids_for(parser))
+    """Rewrite a non-streaming ``choices[].message`` in place; returns the calls it now has.
+
+    Markup in the text channels and the native ``tool_calls`` go through the same assembler
+    as in a stream (text calls first, as a stream would carry them), so the message gets the
+    same ids, validation and numbering a streaming client would have seen.
+    """
+    assembler = ToolCallAssembler(new_id or call_ids_for(parser), buffered=buffered,
+                                  budget=Budget(sys.maxsize), report=report)
+    entries: list[Entry] = []
     for fields in _text_channels(message):
         builder = _DeltaBuilder(assembler)
         events = [*parser.feed(message[fields[0]]), *parser.finish()]
@@ -385,17 +511,31 @@ def rewrite_message(
         text = "".join(d.get(fields[0], "") for d in builder.deltas if "tool_calls" not in d)
         for field in fields:
             message[field] = text
-        for d in builder.deltas:
-            for entry in d.get("tool_calls", ()):
-                if "id" in entry:
-                    current = {k: v for k, v in entry.items() if k != "index"}
-                    current["function"] = dict(entry["function"])
-                    calls.append(current)
-                elif current is not None:
-                    current["function"]["arguments"] += entry["function"]["arguments"]
+        entries.extend(e for d in builder.deltas for e in d.get("tool_calls", ()))
+    native = NativeToolCalls(assembler, report)
+    native_calls = message.get("tool_calls")
+    if isinstance(native_calls, list) and native_calls:
+        entries.extend(native.feed_message(native_calls))
+    entries.extend(native.finish())
+    entries.extend(assembler.close())
+    calls = _whole_calls(entries)
     if calls:
-        native = message.get("tool_calls")
-        message["tool_calls"] = [*(native if isinstance(native, list) else ()), *calls]
+        message["tool_calls"] = calls
         if message.get("content") == "":
             message["content"] = None
+    elif isinstance(native_calls, list) and native_calls:
+        del message["tool_calls"]  # every call was dropped (buffered mode)
     return len(calls)
+
+
+def _whole_calls(entries: list[Entry]) -> list[Entry]:
+    """Stream entries joined into message ``tool_calls`` (no ``index`` in a message)."""
+    calls: dict[int, Entry] = {}
+    for entry in entries:
+        call = calls.get(entry["index"])
+        if call is None:
+            calls[entry["index"]] = {"id": entry["id"], "type": "function",
+                                     "function": dict(entry["function"])}
+        else:
+            call["function"]["arguments"] += entry["function"]["arguments"]
+    return [calls[i] for i in sorted(calls)]

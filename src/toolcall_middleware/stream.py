@@ -6,15 +6,19 @@ delta) that then turns out to be plain text, the events involved are held and se
 original bytes, so a stream without tool-call markup leaves byte-for-byte as it came.
 Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed. If the
 rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
-a client's stream down.
+a client's stream down. If held-back data passes a configured cap, the client gets an OpenAI
+error event and ``data: [DONE]``, and the rest of the upstream body is discarded.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import orjson
 
+from .calls import LimitExceeded
+from .metrics import NULL_REPORT, Report
 from .rewrite import Chunk, StreamRewriter
 from .sse import SSEDecoder, SSEEvent, encode_event
 
@@ -36,16 +40,39 @@ def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
     return tuple(dict.fromkeys(patterns))
 
 
-class SSEStreamRewriter:
-    """``triggers``: the parser's ``TRIGGERS``, enabling the undecoded fast path."""
+#: ``capture(raw event data, chunks sent for it)`` for events that involved tool calls.
+Capture = Callable[[bytes, list[Chunk]], None]
 
-    def __init__(self, rewriter: StreamRewriter, triggers: str | None = None) -> None:
+
+class SSEStreamRewriter:
+    """``triggers``: the parser's ``TRIGGERS``, enabling the undecoded fast path.
+
+    ``max_event_bytes`` caps an unterminated SSE event (the decoder's buffer); ``report``
+    counts fallbacks; ``capture`` (debug) sees every event that involved tool calls.
+    """
+
+    def __init__(
+        self,
+        rewriter: StreamRewriter,
+        triggers: str | None = None,
+        *,
+        max_event_bytes: int | None = None,
+        report: Report = NULL_REPORT,
+        capture: Capture | None = None,
+    ) -> None:
         self.rewriter = rewriter
         self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._event_end = b"\n\n"  # a blank line in the stream's own line ending
         self._decoder = SSEDecoder()
+        self._max_event = max_event_bytes
+        self._report = report
+        self._capture = capture
         self._failed = False
         self._done = False
+        #: The stream was ended early (a limit): the response is complete, discard the rest.
+        self.ended = False
+        #: Some bytes sent differ from the upstream's (counted once, as a rewritten response).
+        self.changed = False
         # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
         self._tentative: list[tuple[bytes, bytes]] = []
 
@@ -56,6 +83,8 @@ class SSEStreamRewriter:
     def feed(self, body: bytes) -> bytes:
         if self._failed:
             return body
+        if self.ended:
+            return b""
         if self._decoder.at_boundary and body.endswith(b"\n\n") and b"\r" not in body:
             # Whole events, "\n" line endings: how servers send. Forward them undecoded when
             # they cannot change; handle the usual single "data:" line without the decoder.
@@ -71,12 +100,17 @@ class SSEStreamRewriter:
         events = self._decoder.feed(body)
         self._event_end = self._decoder.newline * 2
         if len(events) == 1:
-            return self._event(events[0])
-        return b"".join([self._event(e) for e in events]) if events else b""
+            out = self._event(events[0])
+        else:
+            out = b"".join([self._event(e) for e in events]) if events else b""
+        if self._max_event is not None and self._decoder.buffered > self._max_event \
+                and not self._failed and not self.ended:
+            out += self._limit(LimitExceeded("an unterminated SSE event", self._max_event))
+        return out
 
     def close(self) -> bytes:
         """End of the response body: the unterminated tail and anything still held."""
-        if self._failed:
+        if self._failed or self.ended:
             return b""
         out = [self._event(e) for e in self._decoder.close()]
         if not self._done and not self._failed:
@@ -88,6 +122,8 @@ class SSEStreamRewriter:
         raw = event.raw
         if self._failed:
             return raw
+        if self.ended:
+            return b""
         if self._patterns is not None and not self._tentative and self._unchanging(raw):
             return raw
         return self._data(raw, event.data, event.fields)
@@ -110,17 +146,25 @@ class SSEStreamRewriter:
         was_lagging = not tentative and rewriter.lagging
         try:
             chunks = rewriter.chunk(chunk)
+        except LimitExceeded as exc:
+            return self._limit(exc)
         except Exception:
             return self._fail(raw)
+        if self._capture is not None and not rewriter.text_only:
+            self._capture(data, chunks or [])
         if chunks is None:
-            if not tentative:
+            if not tentative and rewriter.exceeded is None:
                 return raw
             rewritten = raw
         elif len(chunks) == 1 and not fields:
             rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
         else:
             rewritten = self._encode(chunks, fields)
+        if rewriter.exceeded is not None:  # what came before the held data still goes
+            return self._release(original=False) + rewritten + self._limit(rewriter.exceeded)
         if not rewriter.text_only:
+            if not self.changed:
+                self._first_change()
             return self._release(original=False) + rewritten if tentative else rewritten
         return self._settle(raw, rewritten, text_only=not was_lagging)
 
@@ -143,6 +187,8 @@ class SSEStreamRewriter:
     def _settle(self, original: bytes, rewritten: bytes, text_only: bool) -> bytes:
         """Send, hold or release: originals when held-back text turned out to be just text."""
         if not text_only:
+            if not self.changed:
+                self._first_change()
             return self._release(original=False) + rewritten
         if not self._tentative and original is rewritten:
             return original
@@ -155,21 +201,51 @@ class SSEStreamRewriter:
 
     def _release(self, original: bool) -> bytes:
         held, self._tentative = self._tentative, []
+        if held and not original and not self.changed:
+            self._first_change()
         return b"".join([o if original else r for o, r in held])
 
     def _finish(self) -> bytes:
         try:
             chunks = self.rewriter.finish()
+        except LimitExceeded as exc:
+            return self._limit(exc)
         except Exception:
             return self._fail(b"")
         if self.rewriter.text_only and not self.rewriter.lagging and self._tentative:
             return self._release(original=True)
+        if chunks:
+            if not self.changed:
+                self._first_change()
+            if self._capture is not None and not self.rewriter.text_only:
+                self._capture(b"", chunks)
         return self._release(original=False) + self._encode(chunks, ())
 
+    def _first_change(self) -> None:
+        self.changed = True
+        self._report.rewritten()
+
     def _fail(self, raw: bytes) -> bytes:
+        # Once per stream: from here on every byte is forwarded as it came.
         logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
+        self._report.fallback("rewrite-error")
         self._failed = True
         return self._release(original=True) + raw
+
+    def _limit(self, exc: LimitExceeded) -> bytes:
+        """End the stream cleanly: an OpenAI error event, then ``[DONE]``; drop the rest."""
+        logger.warning("ending a stream: %s", exc)
+        self._report.fallback("limit-exceeded")
+        self.ended = True
+        if not self.changed:
+            self._first_change()
+        newline = self._decoder.newline
+        self._decoder = SSEDecoder()  # free whatever partial event it held
+        error = {"error": {"message": f"toolcall-middleware: {exc}", "type": "server_error",
+                           "code": "tool_call_limit_exceeded"}}
+        # What was held only for a possible marker prefix is sent as rewritten (without it).
+        return (self._release(original=False) + encode_event(orjson.dumps(error), (), newline)
+                + encode_event(DONE, (), newline))
 
     def _encode(self, chunks: list[Chunk], fields: tuple[bytes, ...]) -> bytes:
         newline = self._decoder.newline

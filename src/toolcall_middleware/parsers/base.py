@@ -22,6 +22,21 @@ class ToolCallParser(Protocol):
     with. It promises: after ``feed`` returned exactly ``[Text(text)]`` for the text it was
     given, feeding text without any of these characters returns that text unchanged. The
     stream path uses this to forward such deltas without decoding them.
+
+    Optional attributes the rewriter reads with ``getattr(parser, name, 0)`` (cheap: read
+    after a ``feed`` whose output differs from its input, or at the end), so that memory
+    stays bounded and fallbacks are counted:
+
+    - ``held: int``: characters of model text held back unresolved right now (a possible
+      marker prefix, an unfinished call header, whitespace kept until more arguments come).
+      Past the ``max_held_bytes`` option (default 10 KiB) the stream ends with an error event.
+    - ``held_arguments: int``: characters of a recognised call's arguments held back until
+      the call can start (e.g. its tool is chosen from the argument keys). Checked against
+      ``max_buffered_bytes`` (default 1 MiB) together with buffered-mode calls.
+    - ``text_fallbacks: int``: how many times markup was given back as text because it did
+      not turn out to be a call (counted as the ``passed-as-text`` fallback at the end).
+
+    A parser that holds nothing beyond a marker prefix may omit them all.
     """
 
     def feed(self, text: str) -> list[Event]: ...

@@ -85,7 +85,20 @@ class KimiK2Parser:
         self._args_started = False
         self._held_space = ""  # trailing whitespace of the arguments so far
         self._deferred: list[str] | None = None  # arguments held until the name is known
+        self._deferred_size = 0
         self._call_id = ""
+        #: Cut-off call headers given back as text (see ``ToolCallParser``).
+        self.text_fallbacks = 0
+
+    @property
+    def held(self) -> int:
+        """Characters of unresolved markup held back: a marker prefix, a call header."""
+        return len(self._pending) + len(self._header) + len(self._held_space)
+
+    @property
+    def held_arguments(self) -> int:
+        """Characters of arguments held until the call's tool is known (a bare or foreign id)."""
+        return self._deferred_size
 
     def feed(self, text: str) -> list[Event]:
         # Fast paths for the two states nearly every delta finds the parser in.
@@ -124,6 +137,7 @@ class KimiK2Parser:
             # Cut off before the arguments began: not a call, so the model's text it stays.
             out.append(Text(CALL_BEGIN + self._header))
             self._header = ""
+            self.text_fallbacks += 1
         elif self._state is _State.ARGS:
             self._end_call(out)
         self._state = _State.TEXT
@@ -190,6 +204,7 @@ class KimiK2Parser:
     def _add_arguments(self, segment: str, out: list[Event]) -> None:
         if self._deferred is not None:
             self._deferred.append(segment)
+            self._deferred_size += len(segment)
             return
         text = self._held_space + segment
         if not self._args_started:
@@ -204,6 +219,7 @@ class KimiK2Parser:
         if self._deferred is not None:
             arguments = "".join(self._deferred).strip()
             self._deferred = None
+            self._deferred_size = 0
             tool = self._context.guess_tool(_argument_keys(arguments))
             name = tool.name if tool is not None else self._call_id
             out.append(CallStart(name, self._call_id or None))

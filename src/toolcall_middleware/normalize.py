@@ -1,0 +1,265 @@
+"""Native ``tool_calls`` from any upstream, grouped into logical calls (sans-I/O).
+
+Gateways send ``delta.tool_calls`` in many shapes (FORMATS.md, ``openai``): the index reused
+for a second parallel call, a first index of 1, entries without an index or with
+``index: null``, two entries for one index in one chunk, ids repeated on every chunk, changing
+between chunks or arriving late, names repeated on every delta, ``arguments`` as an object,
+``null`` or ``""``, Kilo's shorthand with ``name``/``arguments`` on the entry itself,
+interleaved parallel calls. This module decides which logical call each entry belongs to and
+when it may leave; the ``ToolCallAssembler`` shapes the output, so native calls and calls
+parsed from text get the same guarantees.
+
+Grouping:
+- An integer ``index`` names a slot; an entry without one continues the slot used last.
+- A slot's call is replaced by a new one when an entry with a name arrives and the name
+  differs, or the call's arguments are already a complete JSON object and the entry brings a
+  different id or more argument text (a second call to the same function). Otherwise
+  repeated names and changing, repeated or late ids are the same call, which keeps the first
+  id it was given.
+- ``null`` arguments are nothing; ``""``, ``{}`` or text mark the call as having arguments.
+
+Order (stream mode): calls leave one after another, as OpenAI sends them, because clients
+treat a change of index as the end of the previous call (the SDK's ``arguments.done``). The
+oldest open call streams live; later calls queue until it is over: its arguments form a
+complete object, or it has none while the next call has some (a call without arguments),
+or the choice ends. A call's header waits for its id until argument text or a later call
+arrives, so an id sent just after the name is kept. Argument text that comes before any name
+is held and counts as held-back bytes (``held``); queued calls count as buffered (``queued``).
+A call that never names itself is dropped at the end and counted. In buffered mode nothing
+leaves before the end anyway, so calls are handed over as soon as they have a name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import orjson
+
+from .calls import Entry, ToolCallAssembler, complete_object
+from .metrics import NULL_REPORT, Report
+
+
+class _Native:
+    __slots__ = ("closed", "ended", "explicit", "id", "last_id", "name", "pending",
+                 "pending_size", "started")
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.id: str | None = None
+        self.last_id: str | None = None
+        self.started = False  # handed to the assembler
+        self.closed = False  # its slot moved on (or the choice ended): no more input
+        self.ended = False  # left the assembler
+        self.explicit = False  # arguments were present (even "") before the start
+        self.pending: list[str] = []  # argument text held until the call starts
+        self.pending_size = 0
+
+
+class NativeToolCalls:
+    """One choice's native ``tool_calls`` entries in, assembler entries out."""
+
+    def __init__(self, calls: ToolCallAssembler, report: Report = NULL_REPORT) -> None:
+        self._calls = calls
+        self._report = report
+        self._sequential = not calls.buffered
+        self._wait_for_id = self._sequential
+        self._slots: dict[Hashable, _Native] = {}
+        self._open: dict[_Native, None] = {}  # open calls in order of appearance
+        self._last_slot: Hashable = 0
+        #: Characters of argument text held for calls that have no name yet.
+        self.held = 0
+        #: Characters of argument text of named calls waiting for their turn.
+        self.queued = 0
+
+    def feed(self, entries: Any) -> list[Entry]:
+        """The entries of one ``delta.tool_calls`` list."""
+        out: list[Entry] = []
+        if isinstance(entries, list):
+            for entry in entries:
+                self._entry(entry, None, out)
+        return out
+
+    def continuation(self, entry: Any) -> list[Entry] | None:
+        """The usual delta, cheaply: ``{"index": i, "function": {"arguments": "..."}}`` for
+        the only open call, already started. ``None`` when it is anything else (use ``feed``).
+        """
+        if type(entry) is not dict or len(entry) != 2 or len(self._open) != 1:
+            return None
+        function = entry.get("function")
+        index = entry.get("index")
+        if type(function) is not dict or len(function) != 1 or type(index) is not int:
+            return None
+        fragment = function.get("arguments")
+        call = self._slots.get(index)
+        if type(fragment) is not str or call is None or not call.started or call.ended:
+            return None
+        self._last_slot = index
+        return self._calls.arguments(fragment, call)
+
+    def feed_message(self, entries: list[Any]) -> list[Entry]:
+        """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever
+        ``index`` it carries (some servers put ``index: 0`` on all of them)."""
+        out: list[Entry] = []
+        self._wait_for_id = False  # a whole call has all the id it will get
+        for position, entry in enumerate(entries):
+            self._entry(entry, ("message", position), out)
+        return out
+
+    @property
+    def active(self) -> bool:
+        """Some native call is still open."""
+        return bool(self._open)
+
+    def finish(self) -> list[Entry]:
+        """End of the choice (or of its native calls, when a call parsed from text begins):
+        every call leaves in order; one without a name is dropped."""
+        out: list[Entry] = []
+        for call in self._open:
+            call.closed = True
+        self._pump(out)
+        self._slots.clear()
+        return out
+
+    def _entry(self, entry: Any, slot: Hashable | None, out: list[Entry]) -> None:
+        if not isinstance(entry, dict):
+            self._report.malformed("invalid_entry")
+            self._report.fallback("dropped")
+            return
+        if slot is None:
+            index = entry.get("index")
+            slot = index if type(index) is int else self._last_slot
+        self._last_slot = slot
+        function = entry.get("function")
+        source = function if isinstance(function, dict) else entry  # Kilo: top-level fields
+        name = source.get("name", entry.get("name"))
+        if not isinstance(name, str) or not name:
+            name = None
+        call_id = entry.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = None
+        arguments = source["arguments"] if "arguments" in source else entry.get("arguments")
+        fragment, explicit = _arguments_text(arguments)
+
+        call = self._slots.get(slot)
+        if call is None or (name is not None and self._is_new(call, name, call_id, fragment)):
+            if call is not None:
+                call.closed = True
+            call = self._slots[slot] = _Native()
+            self._open[call] = None
+        if call.ended:
+            # More arguments for a call already judged over (it had none while the next had
+            # some): sending them now would corrupt the calls that followed it.
+            if fragment.strip():
+                self._report.malformed("after_end")
+                self._report.fallback("dropped")
+            return
+        if call_id is not None:
+            if call.id is None:
+                call.id = call_id
+                if call.started:
+                    self._calls.set_id(call, call_id)
+            call.last_id = call_id
+        if call.name is None and name is not None:
+            call.name = name
+            self.held -= call.pending_size
+            self.queued += call.pending_size
+        if call.started:
+            if explicit:
+                out.extend(self._calls.arguments(fragment, call))
+            if self._sequential and len(self._open) > 1:
+                self._pump(out)  # it may be complete now, letting the next call go
+            return
+        if explicit:
+            call.explicit = True
+        if fragment:
+            call.pending.append(fragment)
+            call.pending_size += len(fragment)
+            if call.name is None:
+                self.held += len(fragment)
+            else:
+                self.queued += len(fragment)
+        self._pump(out)
+
+    def _is_new(self, call: _Native, name: str, call_id: str | None, fragment: str) -> bool:
+        if call.ended:
+            return True
+        if call.name is None:
+            return False  # the name of a call whose arguments came first
+        if name != call.name:
+            return True
+        new_id = call_id is not None and call_id != call.last_id
+        if not (new_id or fragment.strip()):
+            return False
+        if call.started:
+            return self._calls.complete_object(call)
+        return complete_object(call.pending)
+
+    def _pump(self, out: list[Entry]) -> None:
+        """Start and end the calls that may start or end now, in order of appearance."""
+        if not self._sequential:
+            for call in list(self._open):
+                if not call.started and call.name is not None:
+                    self._start(call, out)
+                if call.closed:
+                    self._end(call, out)
+            return
+        while self._open:
+            calls: Iterator[_Native] = iter(self._open)
+            first = next(calls)
+            second = next(calls, None)
+            if not first.started:
+                if first.name is None:
+                    if not first.closed:
+                        return  # its name may still come; later calls wait behind it
+                    self._end(first, out)
+                    continue
+                # Its id may still come, until argument text or a later call does.
+                if (self._wait_for_id and first.id is None and not first.pending_size
+                        and second is None and not first.closed):
+                    return
+                self._start(first, out)
+                continue
+            if first.closed or (
+                second is not None and second.name is not None
+                and (self._calls.complete_object(first)
+                     or (second.pending_size and not self._calls.argument_size(first)))
+            ):
+                self._end(first, out)
+                continue
+            return
+
+    def _start(self, call: _Native, out: list[Entry]) -> None:
+        assert call.name is not None
+        call.started = True
+        out.extend(self._calls.start(call.name, call.id, call, native=True))
+        pending, call.pending = call.pending, []
+        self.queued -= call.pending_size
+        call.pending_size = 0
+        if call.explicit:
+            out.extend(self._calls.arguments("".join(pending), call))
+
+    def _end(self, call: _Native, out: list[Entry]) -> None:
+        self._open.pop(call, None)
+        call.ended = call.closed = True
+        if call.started:
+            out.extend(self._calls.end(call))
+            return
+        # Never started: it never named itself, so there is nothing to call.
+        self.held -= call.pending_size
+        call.pending, call.pending_size = [], 0
+        self._report.malformed("missing_name")
+        self._report.fallback("dropped")
+
+
+def _arguments_text(value: Any) -> tuple[str, bool]:
+    """``(text, present)``: a string as is, an already-parsed value as JSON, ``null`` absent."""
+    if value is None:
+        return "", False
+    if isinstance(value, str):
+        return value, True
+    try:
+        return orjson.dumps(value).decode(), True
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return json.dumps(value, ensure_ascii=False), True

@@ -1,0 +1,128 @@
+"""Helpers for the native tool_calls / buffered / limits / metrics tests."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from toolcall_middleware.calls import Entry, ToolCallAssembler
+from toolcall_middleware.normalize import NativeToolCalls
+
+
+class FakeReport:
+    """Records what the rewrite reports, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[bool] = []  # native?
+        self.reasons: list[str] = []  # malformed reasons
+        self.fallbacks: list[str] = []
+        self.rewrites = 0
+
+    def tool_call(self, native: bool) -> None:
+        self.calls.append(native)
+
+    def malformed(self, reason: str) -> None:
+        self.reasons.append(reason)
+
+    def fallback(self, action: str) -> None:
+        self.fallbacks.append(action)
+
+    def rewritten(self) -> None:
+        self.rewrites += 1
+
+
+def counter_ids(prefix: str = "call_gen") -> Callable[[], str]:
+    numbers = itertools.count(1)
+    return lambda: f"{prefix}{next(numbers)}"
+
+
+def normalise(chunks: list[Any], buffered: bool = False,
+              report: Any = None) -> list[Entry]:
+    """Feed each chunk's ``tool_calls`` list; the entries a client would be sent."""
+    kwargs = {} if report is None else {"report": report}
+    calls = ToolCallAssembler(counter_ids(), buffered=buffered, **kwargs)
+    native = NativeToolCalls(calls, **kwargs)
+    out: list[Entry] = []
+    for entries in chunks:
+        out += native.feed(entries)
+    out += native.finish()
+    out += calls.close()
+    return out
+
+
+def client_view(entries: list[Entry]) -> list[tuple[str, str, str]]:
+    """Accumulate entries the way the OpenAI SDK does, asserting the CLIENTS.md contract:
+    indexes dense from 0 in order of first appearance, id/type/name on the first entry of a
+    call only, nothing but arguments after, and one call after another (the SDK closes a
+    call when the index changes)."""
+    calls: dict[int, list[str]] = {}
+    for entry in entries:
+        index = entry["index"]
+        assert isinstance(index, int)
+        assert index >= len(calls) - 1, f"index {index} came back after a later call began"
+        if index not in calls:
+            assert index == len(calls), f"index {index} is not the next dense index"
+            assert set(entry) == {"index", "id", "type", "function"}, entry
+            assert entry["type"] == "function" and entry["id"]
+            assert set(entry["function"]) == {"name", "arguments"}, entry
+            calls[index] = [entry["id"], entry["function"]["name"],
+                            entry["function"]["arguments"]]
+        else:
+            assert set(entry) == {"index", "function"}, entry
+            assert set(entry["function"]) == {"arguments"}, entry
+            calls[index][2] += entry["function"]["arguments"]
+    return [(i, n, a) for i, n, a in calls.values()]
+
+
+def calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(c["id"], c["function"]["name"], c["function"]["arguments"])
+            for c in message.get("tool_calls") or []]
+
+
+def gated_upstream(head: bytes, tail: bytes, gate: Any) -> Any:
+    """An upstream that sends ``head``, waits for ``gate`` (an anyio.Event), then ``tail``."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": head, "more_body": True})
+        await gate.wait()
+        await send({"type": "http.response.body", "body": tail, "more_body": False})
+
+    return app
+
+
+def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int]) -> Any:
+    """An upstream that sends ``first`` then ``piece`` ``count`` times, counting its sends."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        for _ in range(count):
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            sent[0] += 1
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+async def get(app: Any, path: str = "/metrics", query: bytes = b"",
+              headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, Any, list[bytes]]:
+    """One GET through an ASGI app: status, headers, body messages."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
+             "headers": headers or []}
+    await app(scope, receive, send)
+    start = sent[0]
+    return start["status"], start["headers"], [m.get("body", b"") for m in sent[1:]]
