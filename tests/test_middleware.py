@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import anyio
 import pytest
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from helpers import body_app, chunk, cut_at, message_of, recordings, request_json, sse, through
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
-from toolcall_middleware.assemble import assemble_sse
+from toolcall_middleware.assemble import assemble_sse, chunks_from_sse
 from toolcall_middleware.replay import Recording, body_pieces, recording_app, request_body, run_app
 
 pytestmark = pytest.mark.anyio
@@ -217,25 +216,6 @@ async def test_first_argument_fragment_leaves_before_the_upstream_finishes_the_c
     assert b'"finish_reason":"tool_calls"' in received
 
 
-async def test_a_parser_that_raises_leaves_the_client_with_the_original_stream() -> None:
-    from toolcall_middleware.parsers import register
-
-    class Exploding:
-        def __init__(self, context: Any) -> None:
-            pass
-
-        def feed(self, text: str) -> list[Any]:
-            raise RuntimeError("boom")
-
-        def finish(self) -> list[Any]:
-            return []
-
-    register("test_exploding")(Exploding)
-    body = await through(ToolCallMiddleware(body_app([CALL_STREAM]), provider="test_exploding"),
-                         request_json())
-    assert body == CALL_STREAM
-
-
 LONG = Recording.load(recordings("kimi_k2-mixed-packet")[0])
 
 
@@ -308,3 +288,11 @@ async def test_recording_app_replays_bytes_exactly() -> None:
     recording = Recording.load(recordings("kimi_k2-plain-answer")[0])
     _, _, bodies = await run_app(recording_app(recording), b"{}")
     assert b"".join(bodies) == recording.body
+
+
+async def test_other_delta_keys_survive_a_rewritten_finish() -> None:
+    stream = sse(chunk({"content": CALL_TEXT}), chunk({"role": "assistant"}, "stop"), "[DONE]")
+    body = await through(ToolCallMiddleware(body_app([stream])), request_json())
+    last = [c for c in chunks_from_sse(body) if c["choices"]][-1]["choices"][0]
+    assert last["finish_reason"] == "tool_calls"
+    assert last["delta"] == {"role": "assistant"}

@@ -35,11 +35,14 @@ async def healthz(scope: Scope, receive: Receive, send: Send) -> None:
 def operational_routes(options: Options) -> dict[str, ASGIApp]:
     """The proxy's own endpoints besides /healthz, by exact path.
 
-    Hook for issue 4: ``GET /metrics`` (when the ``metrics`` extra is installed) and the debug
-    endpoint (when a debug key is configured) are mounted here once ``metrics.py`` and
-    ``debug.py`` exist. Paths not listed here go to the upstream, so without them an upstream's
-    own /metrics (vLLM has one) stays reachable through the proxy.
+    ``GET /metrics`` when metrics are on and the ``metrics`` extra is installed; otherwise the
+    path goes to the upstream, so an upstream's own /metrics (vLLM has one) stays reachable.
+    The debug endpoint needs no route: the middleware answers it itself when a key is set.
     """
+    from . import metrics
+
+    if options.metrics and metrics.prometheus_client is not None:
+        return {"/metrics": metrics.metrics_app()}
     return {}
 
 

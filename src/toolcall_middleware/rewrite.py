@@ -338,9 +338,7 @@ def _assemble(
 ) -> list[dict[str, Any]]:
     """Spread the new deltas over output choices; upstream keys ride on the first and last."""
     # Native tool_calls were rewritten (or were null/empty, which says nothing).
-    rest = (
-        {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS} if len(delta) > 1 else {}
-    )
+    rest = {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS}
     if rest:
         if deltas and "tool_calls" not in deltas[0] and "tool_calls" not in rest:
             deltas[0] = {**rest, **deltas[0]}
