@@ -41,7 +41,7 @@ def operational_routes(options: Options) -> dict[str, ASGIApp]:
     """
     from . import metrics
 
-    if options.metrics and metrics.prometheus_client is not None:
+    if options.metrics and metrics.available():
         return {"/metrics": metrics.metrics_app()}
     return {}
 

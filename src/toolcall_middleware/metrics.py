@@ -30,6 +30,11 @@ except ImportError:  # the optional extra is not installed
     prometheus_client = None  # type: ignore[assignment]
 
 
+def available() -> bool:
+    """Whether ``prometheus-client`` (the ``metrics`` extra) is installed."""
+    return prometheus_client is not None
+
+
 class Report(Protocol):
     """What the rewrite of one response tells the metrics."""
 
