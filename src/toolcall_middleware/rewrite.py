@@ -297,19 +297,11 @@ def _only_text(delta: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
     return _NO_TEXT
 
 
-_ONLY_CONTENT: list[tuple[str, ...]] = [_CONTENT]
-_BOTH_REASONING: list[tuple[str, ...]] = [REASONING_FIELDS]
-
-
 def _text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The text fields to parse, reasoning first; identical reasoning fields are parsed once."""
-    if len(delta) == 1:  # fast paths for the shapes nearly every delta has
-        if isinstance(delta.get("content"), str):
-            return _ONLY_CONTENT
-    elif len(delta) == 2 and "content" not in delta:
-        reasoning = delta.get("reasoning")
-        if isinstance(reasoning, str) and reasoning == delta.get("reasoning_content"):
-            return _BOTH_REASONING
+    """The text fields to parse, reasoning first; identical reasoning fields are parsed once.
+
+    (The usual one-text delta never gets here: ``_only_text`` takes it on the hot path.)
+    """
     channels: list[tuple[str, ...]] = []
     reasoning = [f for f in REASONING_FIELDS if isinstance(delta.get(f), str)]
     if len(reasoning) == 2 and delta[reasoning[0]] != delta[reasoning[1]]:
