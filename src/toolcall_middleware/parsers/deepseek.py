@@ -20,7 +20,7 @@ import re
 from ..events import CALL_END, CallArgs, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, scan_markers
+from .driver import StreamParser, search_table
 from .jsonscan import DelimitedArguments
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -33,54 +33,42 @@ V3_TYPE = "function"
 _V3_NAME_STOP = re.compile(r"[\s`{\[]")
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     SECTION = enum.auto()
     HEADER = enum.auto()  # between call begin and the separator
     V3_NAME = enum.auto()  # V3: the name after the separator
     ARGS = enum.auto()
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((CALLS_BEGIN, CALL_BEGIN)),
-    _State.SECTION: MarkerSearch((CALL_BEGIN, CALLS_END, CALLS_BEGIN)),
-    _State.HEADER: MarkerSearch((SEP, CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
-    _State.V3_NAME: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
-    _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
-}
+_SEARCH = search_table(
+    _State,
+    {
+        _State.TEXT: MarkerSearch((CALLS_BEGIN, CALL_BEGIN)),
+        _State.SECTION: MarkerSearch((CALL_BEGIN, CALLS_END, CALLS_BEGIN)),
+        _State.HEADER: MarkerSearch((SEP, CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+        _State.V3_NAME: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+        _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+    },
+)
 
 
 @register("deepseek")
 class DeepSeekParser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
+        super().__init__(context)
         self._state = _State.TEXT
         self._in_section = False
         self._header = ""
         self._name = ""
         self._arguments = DelimitedArguments()
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
-
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        found = scan_markers(buf, pos, _SEARCH[self._state], final)
-        if found is None:
-            return None
-        end, marker, resume = found
-        if end > pos:
-            self._segment(buf[pos:end], out)
-        if marker is not None:
-            self._marker(marker, out)
-        return resume
-
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT:
-            out.append(Text(segment))
-        elif state is _State.HEADER:
+        if state is _State.HEADER:
             self._header += segment
         elif state is _State.V3_NAME:
             self._header += segment  # text again if the stream ends before the name does

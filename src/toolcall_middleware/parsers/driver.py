@@ -1,24 +1,55 @@
 """The feed/finish loop the format parsers share.
 
-A parser is a set of states; each state's ``_step`` consumes text from a position and returns
-where it got to, or ``None`` when the rest could still grow into a marker and must wait for
-more text (held as ``_pending``, at most a marker's length). At the end of the stream the same
-steps run with ``final=True`` (nothing may be held), then ``_close`` flushes unfinished markup.
+A parser is a set of states; each ``_step`` consumes text from a position and returns where it
+got to, or ``None`` when the rest could still grow into a marker and must wait for more text
+(held as ``_pending``, at most a marker's length). At the end of the stream the same steps run
+with ``final=True`` (nothing may be held), then ``_close`` flushes unfinished markup.
+
+Most states only look for their next marker: such a state has a ``MarkerSearch`` in the
+parser's ``_searches`` table, its text goes to ``_segment`` and each marker to ``_marker``.
+A state without one (``None``) reads the text itself in ``_read``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import enum
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from ..events import Event, Text
-from .base import MarkerSearch
+from .base import MarkerSearch, ParserContext
 from .jsonscan import NON_SPACE
+
+S = TypeVar("S", bound=enum.IntEnum)
+
+
+def search_table(
+    states: type[S], searches: Mapping[S, MarkerSearch]
+) -> tuple[MarkerSearch | None, ...]:
+    """``searches`` as a tuple indexed by state, ``None`` for the states not in it.
+
+    A tuple, because hashing an enum member runs Python code on every lookup; so the states
+    must be numbered 0, 1, 2... in order.
+    """
+    if [int(state) for state in states] != list(range(len(states))):
+        raise ValueError(f"{states.__name__} is not numbered 0, 1, 2...")
+    return tuple(searches.get(state) for state in states)
 
 
 class StreamParser:
-    """Base of the format parsers: subclasses implement ``_step`` and ``_close``."""
+    """Base of the format parsers.
 
-    def __init__(self) -> None:
+    A subclass has ``TRIGGERS`` (see ``ToolCallParser``), an ``IntEnum`` of states whose 0 is
+    plain model text, the ``_searches`` table (see ``search_table``) and ``_close``; plus
+    ``_segment`` and ``_marker`` for its marker states and ``_read`` for the others.
+    """
+
+    TRIGGERS: str
+    _state: enum.IntEnum
+    _searches: tuple[MarkerSearch | None, ...]
+
+    def __init__(self, context: ParserContext) -> None:
+        self._context = context
         self._pending = ""
 
     def feed(self, text: str) -> list[Event]:
@@ -49,10 +80,38 @@ class StreamParser:
         return pos
 
     def _is_plain_text(self, text: str) -> bool:
-        """True when ``text`` can go out as text untouched (the fast path); False to parse."""
-        return False
+        """True when ``text`` can go out as text untouched (the fast path); False to parse.
+
+        This default suits a single trigger character; a parser with several overrides it.
+        """
+        return not self._state and self.TRIGGERS not in text
 
     def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        search = self._searches[state]
+        if search is None:
+            return self._read(buf, pos, out, final)
+        found = scan_markers(buf, pos, search, final)
+        if found is None:
+            return None
+        end, marker, resume = found
+        if end > pos:
+            if state:
+                self._segment(buf[pos:end], out)
+            else:  # the text between markups is the model's
+                out.append(Text(buf[pos:end]))
+        if marker is not None:
+            self._marker(marker, out)
+        return resume
+
+    def _segment(self, segment: str, out: list[Event]) -> None:
+        """Text before the next marker in a markup state; by default framing, dropped."""
+
+    def _marker(self, marker: str, out: list[Event]) -> None:
+        raise NotImplementedError
+
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        """A step of a state that reads without a marker search (see ``_step``)."""
         raise NotImplementedError
 
     def _close(self, out: list[Event]) -> None:

@@ -19,7 +19,7 @@ import re
 from ..events import CALL_END, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .driver import StreamParser, literal_at, search_table, skip_space
 from .xmlargs import ArgumentsWriter
 
 OPEN = "<tool_call>"
@@ -32,8 +32,8 @@ VALUE_END = "</arg_value>"
 _NAME_STOP = re.compile(r'[\s<>{}"]')
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     NAME = enum.auto()  # the function name after <tool_call>
     NAME_END = enum.auto()  # after the name: whitespace, then <arg_key> or </tool_call>
     BODY = enum.auto()  # between arguments: framing
@@ -42,46 +42,35 @@ class _State(enum.Enum):
     VALUE = enum.auto()
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((OPEN,)),
-    _State.BODY: MarkerSearch((KEY, CLOSE)),
-    _State.KEY: MarkerSearch((KEY_END, VALUE, CLOSE)),
-    _State.KEY_DONE: MarkerSearch((VALUE, KEY, CLOSE)),
-    _State.VALUE: MarkerSearch((VALUE_END, KEY, CLOSE)),
-}
+_SEARCH = search_table(
+    _State,
+    {
+        _State.TEXT: MarkerSearch((OPEN,)),
+        _State.BODY: MarkerSearch((KEY, CLOSE)),
+        _State.KEY: MarkerSearch((KEY_END, VALUE, CLOSE)),
+        _State.KEY_DONE: MarkerSearch((VALUE, KEY, CLOSE)),
+        _State.VALUE: MarkerSearch((VALUE_END, KEY, CLOSE)),
+    },
+)
 
 
 @register("glm45")
 class Glm45Parser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
-        self._context = context
+        super().__init__(context)
         self._state = _State.TEXT
         self._header = ""  # "<tool_call>" and what followed: text again if it is not a call
         self._name = ""
         self._key = ""
         self._arguments = ArgumentsWriter(None)
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
-
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        state = self._state
-        if state is _State.NAME:
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        if self._state is _State.NAME:
             return self._read_name(buf, pos)
-        if state is _State.NAME_END:
-            return self._after_name(buf, pos, out, final)
-        found = scan_markers(buf, pos, _SEARCH[state], final)
-        if found is None:
-            return None
-        end, marker, resume = found
-        if end > pos:
-            self._segment(buf[pos:end], out)
-        if marker is not None:
-            self._marker(marker, out)
-        return resume
+        return self._after_name(buf, pos, out, final)
 
     def _read_name(self, buf: str, pos: int) -> int:
         if not self._name:
@@ -115,9 +104,7 @@ class Glm45Parser(StreamParser):
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT:
-            out.append(Text(segment))
-        elif state is _State.VALUE:
+        if state is _State.VALUE:
             self._arguments.value(segment, out)
         elif state is _State.KEY:
             self._key += segment

@@ -17,7 +17,7 @@ import re
 from ..events import CALL_END, CallArgs, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, scan_markers
+from .driver import StreamParser, search_table
 from .jsonscan import DelimitedArguments
 
 START = "<|start|>"
@@ -34,19 +34,22 @@ _ENDS = (END, CALL, RETURN)
 _RECIPIENT = re.compile(r"\bto=([^\s<]+)")
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     HEADER = enum.auto()
     BODY = enum.auto()  # a message that is text
     ARGS = enum.auto()  # a message to a tool
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
-    _State.HEADER: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
-    _State.BODY: MarkerSearch((START, CHANNEL, *_ENDS)),
-    _State.ARGS: MarkerSearch((START, CHANNEL, *_ENDS)),
-}
+_SEARCH = search_table(
+    _State,
+    {
+        _State.TEXT: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+        _State.HEADER: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+        _State.BODY: MarkerSearch((START, CHANNEL, *_ENDS)),
+        _State.ARGS: MarkerSearch((START, CHANNEL, *_ENDS)),
+    },
+)
 
 
 def recipient_name(header: str) -> str | None:
@@ -61,30 +64,17 @@ def recipient_name(header: str) -> str | None:
 @register("gpt_oss")
 class GptOssParser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
+        super().__init__(context)
         self._state = _State.TEXT
         self._header = ""  # the raw header: text again if no message follows
         self._arguments = DelimitedArguments()
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
-
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        found = scan_markers(buf, pos, _SEARCH[self._state], final)
-        if found is None:
-            return None
-        end, marker, resume = found
-        if end > pos:
-            self._segment(buf[pos:end], out)
-        if marker is not None:
-            self._marker(marker, out)
-        return resume
-
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT or state is _State.BODY:
+        if state is _State.BODY:
             out.append(Text(segment))
         elif state is _State.HEADER:
             self._header += segment

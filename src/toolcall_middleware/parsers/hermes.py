@@ -17,48 +17,40 @@ from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
-from .driver import OptionalClose, StreamParser, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, search_table, skip_space
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 
-_OPEN_SEARCH = MarkerSearch((OPEN,))
 
-
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     OPENED = enum.auto()  # after <tool_call>: whitespace, then the object's "{"
     OBJECT = enum.auto()
     AFTER = enum.auto()  # after the object: whitespace, then </tool_call> (may be missing)
 
 
+_SEARCH = search_table(_State, {_State.TEXT: MarkerSearch((OPEN,))})
+
+
 @register("hermes")
 class HermesParser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
+        super().__init__(context)
         self._state = _State.TEXT
         self._opening = ""  # "<tool_call>" and the whitespace after it, text if no call follows
         self._object = CallObject(needs_arguments=False)
         self._after = OptionalClose(CLOSE)
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
+    def _marker(self, marker: str, out: list[Event]) -> None:  # <tool_call>, in TEXT
+        self._opening = marker
+        self._state = _State.OPENED
 
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.TEXT:
-            found = scan_markers(buf, pos, _OPEN_SEARCH, final)
-            if found is None:
-                return None
-            end, marker, resume = found
-            if end > pos:
-                out.append(Text(buf[pos:end]))
-            if marker is not None:
-                self._opening = marker
-                self._state = _State.OPENED
-            return resume
         if state is _State.OPENED:
             start = skip_space(buf, pos)
             self._opening += buf[pos:start]

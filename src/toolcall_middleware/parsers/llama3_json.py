@@ -17,27 +17,29 @@ from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
-from .driver import OptionalClose, StreamParser, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, search_table, skip_space
 
 PYTHON_TAG = "<|python_tag|>"
 SEPARATOR = ";"
 
-_SEARCH = MarkerSearch((PYTHON_TAG, "{"))
 
-
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     OPENED = enum.auto()  # after <|python_tag|> or ";": whitespace, then "{"
     OBJECT = enum.auto()
     AFTER = enum.auto()  # after a call: whitespace, then ";" (framing) or text
 
 
+_SEARCH = search_table(_State, {_State.TEXT: MarkerSearch((PYTHON_TAG, "{"))})
+
+
 @register("llama3_json")
 class Llama3JsonParser(StreamParser):
     TRIGGERS = "<{"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
+        super().__init__(context)
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._object = CallObject(needs_arguments=True)
@@ -46,22 +48,16 @@ class Llama3JsonParser(StreamParser):
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and "{" not in text and "<" not in text
 
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+    def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
+        if marker == PYTHON_TAG:
+            self._opening = marker
+            self._state = _State.OPENED
+        else:  # "{": maybe a call object, which the brace begins
+            self._start_object("")
+            self._object.feed(marker, 0, out)
+
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.TEXT:
-            found = scan_markers(buf, pos, _SEARCH, final)
-            if found is None:
-                return None
-            end, marker, resume = found
-            if end > pos:
-                out.append(Text(buf[pos:end]))
-            if marker == PYTHON_TAG:
-                self._opening = marker
-                self._state = _State.OPENED
-            elif marker is not None:  # "{": maybe a call object
-                self._start_object("")
-                return end
-            return resume
         if state is _State.OBJECT:
             stop = self._object.feed(buf, pos, out)
             status = self._object.status

@@ -18,7 +18,7 @@ import re
 from ..events import CALL_END, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, scan_markers
+from .driver import StreamParser, search_table
 from .xmlargs import ArgumentsWriter
 
 OPEN = "<minimax:tool_call>"
@@ -41,8 +41,8 @@ def attribute_name(header: str) -> str:
     return next(group for group in match.groups() if group is not None).strip()
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     SECTION = enum.auto()
     INVOKE_HEADER = enum.auto()
     INVOKE = enum.auto()
@@ -50,46 +50,33 @@ class _State(enum.Enum):
     VALUE = enum.auto()
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((OPEN,)),
-    _State.SECTION: MarkerSearch((INVOKE, CLOSE)),
-    _State.INVOKE_HEADER: MarkerSearch((">",)),
-    _State.INVOKE: MarkerSearch((PARAMETER, INVOKE_END, INVOKE, CLOSE)),
-    _State.PARAMETER_HEADER: MarkerSearch((">",)),
-    _State.VALUE: MarkerSearch((PARAMETER_END, NEXT_PARAMETER, INVOKE_END)),
-}
+_SEARCH = search_table(
+    _State,
+    {
+        _State.TEXT: MarkerSearch((OPEN,)),
+        _State.SECTION: MarkerSearch((INVOKE, CLOSE)),
+        _State.INVOKE_HEADER: MarkerSearch((">",)),
+        _State.INVOKE: MarkerSearch((PARAMETER, INVOKE_END, INVOKE, CLOSE)),
+        _State.PARAMETER_HEADER: MarkerSearch((">",)),
+        _State.VALUE: MarkerSearch((PARAMETER_END, NEXT_PARAMETER, INVOKE_END)),
+    },
+)
 
 
 @register("minimax_m2")
 class MinimaxM2Parser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
-        self._context = context
+        super().__init__(context)
         self._state = _State.TEXT
         self._header = ""
         self._arguments = ArgumentsWriter(None)
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
-
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        found = scan_markers(buf, pos, _SEARCH[self._state], final)
-        if found is None:
-            return None
-        end, marker, resume = found
-        if end > pos:
-            self._segment(buf[pos:end], out)
-        if marker is not None:
-            self._marker(marker, out)
-        return resume
-
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT:
-            out.append(Text(segment))
-        elif state is _State.VALUE:
+        if state is _State.VALUE:
             self._arguments.value(segment, out)
         elif state in (_State.INVOKE_HEADER, _State.PARAMETER_HEADER):
             self._header += segment

@@ -18,18 +18,17 @@ from ..events import CALL_END, CallArgs, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
-from .driver import StreamParser, literal_at, scan_markers, skip_space
+from .driver import StreamParser, literal_at, search_table, skip_space
 from .jsonscan import ArgumentsValue
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"
 
-_SEARCH = MarkerSearch((TOOL_CALLS,))
 _NAME_STOP = re.compile(r"[^\w.\-]")
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     OPENED = enum.auto()  # after [TOOL_CALLS]: "[", "{" or a name decides
     ARRAY = enum.auto()  # pre-v11: between the call objects of the array
     OBJECT = enum.auto()
@@ -38,14 +37,18 @@ class _State(enum.Enum):
     ARGS = enum.auto()
 
 
+_SEARCH = search_table(_State, {_State.TEXT: MarkerSearch((TOOL_CALLS,))})
+
+
 @register("mistral")
 class MistralParser(StreamParser):
     TRIGGERS = "["
     #: Mistral needs 9-character alphanumeric call ids.
     ID_STYLE = "mistral9"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
+        super().__init__(context)
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._array = False  # pre-v11: the calls sit in a JSON array
@@ -53,23 +56,13 @@ class MistralParser(StreamParser):
         self._object = CallObject(needs_arguments=False)
         self._arguments = ArgumentsValue()
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "[" not in text
+    def _marker(self, marker: str, out: list[Event]) -> None:  # [TOOL_CALLS], in TEXT
+        self._opening = marker
+        self._array = False
+        self._state = _State.OPENED
 
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.TEXT:
-            found = scan_markers(buf, pos, _SEARCH, final)
-            if found is None:
-                return None
-            end, marker, resume = found
-            if end > pos:
-                out.append(Text(buf[pos:end]))
-            if marker is not None:
-                self._opening = marker
-                self._array = False
-                self._state = _State.OPENED
-            return resume
         if state is _State.OBJECT:
             return self._read_object(buf, pos, out)
         if state is _State.ARGS:

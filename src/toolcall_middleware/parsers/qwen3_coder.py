@@ -21,7 +21,7 @@ import re
 from ..events import CALL_END, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import OptionalClose, StreamParser, literal_at, scan_markers, skip_space
+from .driver import OptionalClose, StreamParser, literal_at, search_table, skip_space
 from .xmlargs import ArgumentsWriter
 
 OPEN = "<tool_call>"
@@ -35,8 +35,8 @@ PARAMETER_END = "</parameter>"
 _FUNCTION_HEADER_STOP = re.compile(r"[>\n<]")
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     OPENED = enum.auto()  # after <tool_call>: whitespace, then <function=
     FUNCTION_HEADER = enum.auto()  # the name, up to ">"
     BODY = enum.auto()  # between parameters: framing
@@ -45,50 +45,40 @@ class _State(enum.Enum):
     AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (may be missing)
 
 
-_SEARCH = {
-    _State.TEXT: MarkerSearch((OPEN, FUNCTION)),
-    _State.BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
-    _State.PARAMETER_HEADER: MarkerSearch((">",)),
-    _State.VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
-}
+_SEARCH = search_table(
+    _State,
+    {
+        _State.TEXT: MarkerSearch((OPEN, FUNCTION)),
+        _State.BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
+        _State.PARAMETER_HEADER: MarkerSearch((">",)),
+        _State.VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
+    },
+)
 
 
 @register("qwen3_coder")
 class Qwen3CoderParser(StreamParser):
     TRIGGERS = "<"
+    _searches = _SEARCH
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
-        self._context = context
+        super().__init__(context)
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._header = ""
         self._arguments = ArgumentsWriter(None)
         self._after = OptionalClose(CLOSE)
 
-    def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and "<" not in text
-
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
         if state is _State.OPENED:
             return self._after_open(buf, pos, out, final)
         if state is _State.FUNCTION_HEADER:
             return self._function_header(buf, pos, out)
-        if state is _State.AFTER:
-            after, closing = self._after.step(buf, pos, out, final)
-            if closing is not None:
-                self._state = _State.TEXT
-            return after
-        found = scan_markers(buf, pos, _SEARCH[state], final)
-        if found is None:
-            return None
-        end, marker, resume = found
-        if end > pos:
-            self._segment(buf[pos:end], out)
-        if marker is not None:
-            self._marker(marker, out)
-        return resume
+        after, closing = self._after.step(buf, pos, out, final)  # AFTER
+        if closing is not None:
+            self._state = _State.TEXT
+        return after
 
     def _after_open(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         start = skip_space(buf, pos)
@@ -125,9 +115,7 @@ class Qwen3CoderParser(StreamParser):
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT:
-            out.append(Text(segment))
-        elif state is _State.VALUE:
+        if state is _State.VALUE:
             self._arguments.value(segment, out)
         elif state is _State.PARAMETER_HEADER:
             self._header += segment

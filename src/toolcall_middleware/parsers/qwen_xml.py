@@ -21,7 +21,7 @@ import re
 from ..events import CALL_END, CallStart, Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, scan_markers, skip_space
+from .driver import StreamParser, scan_markers, search_table, skip_space
 from .xmlargs import ArgumentsWriter
 
 _TAG_STOP = re.compile(r"[>\s<]")
@@ -34,8 +34,8 @@ def _value_search(key: str, name: str) -> MarkerSearch:
     return MarkerSearch((f"</{key}>", f"</{name}>"))
 
 
-class _State(enum.Enum):
-    TEXT = enum.auto()
+class _State(enum.IntEnum):
+    TEXT = 0
     CALL = enum.auto()  # between child elements
     TAG = enum.auto()  # inside "<...>" within a call
     VALUE = enum.auto()
@@ -46,10 +46,11 @@ class QwenXmlParser(StreamParser):
     TRIGGERS = "<"
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__()
-        self._context = context
+        super().__init__(context)
         names = [tool.name for tool in context.tools if tool.name]
         self._search = MarkerSearch(f"<{name}>" for name in names) if names else None
+        # Without tools every feed is plain text: no state reads.
+        self._searches = search_table(_State, {_State.TEXT: self._search} if self._search else {})
         self._state = _State.TEXT
         self._name = ""
         self._key = ""
@@ -61,19 +62,8 @@ class QwenXmlParser(StreamParser):
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and (self._search is None or "<" not in text)
 
-    def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.TEXT:
-            assert self._search is not None  # without tools every feed is plain text
-            found = scan_markers(buf, pos, self._search, final)
-            if found is None:
-                return None
-            end, marker, resume = found
-            if end > pos:
-                out.append(Text(buf[pos:end]))
-            if marker is not None:
-                self._open_call(marker)
-            return resume
         if state is _State.VALUE:
             return self._value(buf, pos, out, final)
         if state is _State.TAG:
@@ -89,7 +79,7 @@ class QwenXmlParser(StreamParser):
         self._state = _State.TAG
         return start + 1
 
-    def _open_call(self, marker: str) -> None:
+    def _marker(self, marker: str, out: list[Event]) -> None:  # a tool's tag, in TEXT
         self._name = marker[1:-1]
         self._raw = [marker]
         self._events = [CallStart(self._name)]
