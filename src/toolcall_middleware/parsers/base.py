@@ -23,16 +23,18 @@ class ToolCallParser(Protocol):
     given, feeding text without any of these characters returns that text unchanged. The
     stream path uses this to forward such deltas without decoding them.
 
-    Optional attributes the rewriter reads with ``getattr(parser, name, 0)`` (cheap: read
-    after a ``feed`` whose output differs from its input, or at the end), so that memory
-    stays bounded and fallbacks are counted:
+    Optional attributes the rewriter reads with ``getattr(parser, name, 0)`` (about once per
+    KiB fed, or at the end), so that memory stays bounded and fallbacks are counted. Sizes count
+    characters of model text once, not the copies a parser derives from them:
 
     - ``held: int``: characters of model text held back unresolved right now (a possible
       marker prefix, an unfinished call header, whitespace kept until more arguments come).
       Past the ``max_held_bytes`` option (default 10 KiB) the stream ends with an error event.
-    - ``held_arguments: int``: characters of a recognised call's arguments held back until
-      the call can start (e.g. its tool is chosen from the argument keys). Checked against
-      ``max_buffered_bytes`` (default 1 MiB) together with buffered-mode calls.
+    - ``held_arguments: int``: characters of a call, or of what may still be one, held back
+      rather than streamed: arguments until the tool is chosen from their keys, a call held
+      until its closing tag, a JSON object until it is known to be a call, a value typed only
+      when it ends. Checked against ``max_buffered_bytes`` (default 1 MiB) together with
+      buffered-mode calls.
     - ``text_fallbacks: int``: how many times markup was given back as text because it did
       not turn out to be a call (counted as the ``passed-as-text`` fallback at the end).
 
@@ -86,6 +88,17 @@ class ParserContext:
             if score > best_score:
                 best, best_score = tool, score
         return best
+
+
+def held_size(pieces: list[str]) -> int:
+    """The total length of text held as ``pieces``, which are joined in place on the way.
+
+    Sizes are read about once per KiB fed; joining makes the next count look only at what came
+    since, where summing piece by piece every time would grow with the square of the text.
+    """
+    if len(pieces) > 1:
+        pieces[:] = ["".join(pieces)]
+    return len(pieces[0]) if pieces else 0
 
 
 class MarkerSearch:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 
 from ..events import CALL_END, CallArgs, CallStart, Event
+from .base import held_size
 from .jsonscan import NON_SPACE, ArgumentsValue, StringDecoder, ValueEnd
 
 NAME_KEYS = frozenset({"name"})
@@ -57,6 +58,16 @@ class CallObject:
         self._arguments = ArgumentsValue()
         self._deferred: list[str] = []
         self._skip = ValueEnd()
+
+    @property
+    def held(self) -> int:
+        """Characters held back: all of the object until it is known to be a call; then a key,
+        or a scalar arguments value, still being read."""
+        if self.status is not Status.READING:
+            return 0
+        if not self._committed:
+            return held_size(self._raw)
+        return held_size(self._parts) + self._arguments.held
 
     @property
     def raw(self) -> str:

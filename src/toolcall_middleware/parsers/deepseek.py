@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from ..events import CALL_END, CallArgs, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import StreamParser, search_table
@@ -65,6 +65,12 @@ class DeepSeekParser(StreamParser):
         self._header = ""
         self._name = ""
         self._arguments = DelimitedArguments()
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.HEADER or state is _State.V3_NAME:
+            return len(self._header)  # V3: the name is in it
+        return self._arguments.held if state is _State.ARGS else 0
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
@@ -148,7 +154,7 @@ class DeepSeekParser(StreamParser):
     def _close(self, out: list[Event]) -> None:
         state = self._state
         if state is _State.HEADER or state is _State.V3_NAME:
-            out.append(Text(CALL_BEGIN + self._header))
+            self._give_back(CALL_BEGIN + self._header, out)
         elif state is _State.ARGS:
             self._end_call(out)  # cut off: keep what arrived
         self._state = _State.TEXT

@@ -51,6 +51,20 @@ class StreamParser:
     def __init__(self, context: ParserContext) -> None:
         self._context = context
         self._pending = ""
+        #: Markup given back as text because no call followed (see ``ToolCallParser``).
+        self.text_fallbacks = 0
+
+    # The sizes below are read at most once per KiB fed, so they are counted when read.
+    @property
+    def held(self) -> int:
+        """Characters of unresolved markup held back (see ``ToolCallParser``): a possible
+        marker prefix, and what the state holds that is text again if no call follows."""
+        return len(self._pending) + self._held_markup()
+
+    @property
+    def held_arguments(self) -> int:
+        """Characters of a call, or of a possible one, held back rather than streamed."""
+        return 0
 
     def feed(self, text: str) -> list[Event]:
         if not self._pending and self._is_plain_text(text):
@@ -103,6 +117,15 @@ class StreamParser:
         if marker is not None:
             self._marker(marker, out)
         return resume
+
+    def _held_markup(self) -> int:
+        """The state's share of ``held``: opening markup, a call header, framing whitespace."""
+        return 0
+
+    def _give_back(self, markup: str, out: list[Event]) -> None:
+        """Markup that turned out not to be a call: the model's text after all."""
+        out.append(Text(markup))
+        self.text_fallbacks += 1
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         """Text before the next marker in a markup state; by default framing, dropped."""
@@ -166,6 +189,11 @@ class OptionalClose:
     def __init__(self, *literals: str) -> None:
         self._literals = literals
         self._space = ""
+
+    @property
+    def held(self) -> int:
+        """The whitespace held until the closing tag, or its absence, decides what it is."""
+        return len(self._space)
 
     def step(
         self, buf: str, pos: int, out: list[Event], final: bool

@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event, Text
+from ..events import CALL_END, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import StreamParser, literal_at, search_table, skip_space
@@ -67,6 +67,18 @@ class Glm45Parser(StreamParser):
         self._key = ""
         self._arguments = ArgumentsWriter(None)
 
+    @property
+    def held_arguments(self) -> int:
+        return self._arguments.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.NAME or state is _State.NAME_END:
+            return len(self._header)  # the name is in it
+        if state is _State.KEY or state is _State.KEY_DONE:
+            return len(self._key)
+        return 0
+
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         if self._state is _State.NAME:
             return self._read_name(buf, pos)
@@ -94,7 +106,7 @@ class Glm45Parser(StreamParser):
         if marker is None:
             return None if start == pos else start
         if not marker:
-            out.append(Text(self._header))
+            self._give_back(self._header, out)
             self._state = _State.TEXT
             return start
         out.append(CallStart(self._name))
@@ -138,7 +150,7 @@ class Glm45Parser(StreamParser):
     def _close(self, out: list[Event]) -> None:
         state = self._state
         if state in (_State.NAME, _State.NAME_END):
-            out.append(Text(self._header))
+            self._give_back(self._header, out)
         elif state is not _State.TEXT:
             self._end_call(out)  # cut off: keep what arrived
         self._state = _State.TEXT

@@ -72,6 +72,12 @@ class GptOssParser(StreamParser):
         self._header = ""  # the raw header: text again if no message follows
         self._arguments = DelimitedArguments()
 
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.HEADER:
+            return len(self._header)
+        return self._arguments.held if state is _State.ARGS else 0
+
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
         if state is _State.BODY:
@@ -93,7 +99,7 @@ class GptOssParser(StreamParser):
             if marker in (CHANNEL, CONSTRAIN):
                 self._header += marker
                 return
-            out.append(Text(self._header))  # a header that never got its message
+            self._give_back(self._header, out)  # a header that never got its message
         elif state is _State.ARGS:
             self._end_call(out)
         if marker in _HEADER_MARKERS:
@@ -123,7 +129,7 @@ class GptOssParser(StreamParser):
 
     def _close(self, out: list[Event]) -> None:
         if self._state is _State.HEADER:
-            out.append(Text(self._header))
+            self._give_back(self._header, out)
         elif self._state is _State.ARGS:
             self._end_call(out)  # cut off: keep what arrived
         self._state = _State.TEXT

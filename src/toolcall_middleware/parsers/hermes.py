@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 
-from ..events import Event, Text
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
@@ -45,6 +45,16 @@ class HermesParser(StreamParser):
         self._object = CallObject(needs_arguments=False)
         self._after = OptionalClose(CLOSE)
 
+    @property
+    def held_arguments(self) -> int:
+        return self._object.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.OPENED or state is _State.OBJECT:
+            return len(self._opening)
+        return self._after.held
+
     def _marker(self, marker: str, out: list[Event]) -> None:  # <tool_call>, in TEXT
         self._opening = marker
         self._state = _State.OPENED
@@ -60,7 +70,7 @@ class HermesParser(StreamParser):
                 self._object = CallObject(needs_arguments=False)
                 self._state = _State.OBJECT
             else:
-                out.append(Text(self._opening))
+                self._give_back(self._opening, out)
                 self._state = _State.TEXT
             return start
         if state is _State.OBJECT:
@@ -69,7 +79,7 @@ class HermesParser(StreamParser):
             if status is Status.CALL:
                 self._state = _State.AFTER
             elif status is Status.NOT_CALL:
-                out.append(Text(self._opening + self._object.raw))
+                self._give_back(self._opening + self._object.raw, out)
                 self._state = _State.TEXT
             return stop
         after, closing = self._after.step(buf, pos, out, final)
@@ -79,11 +89,11 @@ class HermesParser(StreamParser):
 
     def _close(self, out: list[Event]) -> None:
         if self._state is _State.OPENED:
-            out.append(Text(self._opening))
+            self._give_back(self._opening, out)
         elif self._state is _State.OBJECT:
             self._object.finish(out)
             if self._object.status is Status.NOT_CALL:
-                out.append(Text(self._opening + self._object.raw))
+                self._give_back(self._opening + self._object.raw, out)
         elif self._state is _State.AFTER:
             self._after.flush(out)
         self._state = _State.TEXT

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .base import held_size
+
 _STRUCTURE = re.compile(r'["{}\[\]]')
 _STRING_STOP = re.compile(r'["\\]')
 _SCALAR_STOP = re.compile(r"[\s,:}\]]")
@@ -200,6 +202,11 @@ class ArgumentsValue:
     def started(self) -> bool:
         return bool(self._kind)
 
+    @property
+    def held(self) -> int:
+        """Characters of a scalar value held until it ends."""
+        return held_size(self._scalar)
+
     def feed(self, text: str, pos: int, out: list[str]) -> int:
         """Append argument pieces of ``text[pos:]`` to ``out``; index past the value, or -1."""
         if not self._kind:
@@ -256,6 +263,11 @@ class DelimitedArguments:
         self._fenced = False
         self._end = ValueEnd()
         self._space = ""  # trailing whitespace of raw arguments, held
+
+    @property
+    def held(self) -> int:
+        """Characters held back: a possible fence line, or trailing whitespace."""
+        return 0 if self._mode == "done" else len(self._lead) + len(self._space)
 
     def feed(self, segment: str, out: list[str]) -> None:
         mode = self._mode

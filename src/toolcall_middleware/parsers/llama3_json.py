@@ -45,6 +45,16 @@ class Llama3JsonParser(StreamParser):
         self._object = CallObject(needs_arguments=True)
         self._after = OptionalClose(SEPARATOR)
 
+    @property
+    def held_arguments(self) -> int:
+        return self._object.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.OPENED or state is _State.OBJECT:
+            return len(self._opening)
+        return self._after.held
+
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and "{" not in text and "<" not in text
 
@@ -64,7 +74,7 @@ class Llama3JsonParser(StreamParser):
             if status is Status.CALL:
                 self._state = _State.AFTER
             elif status is Status.NOT_CALL:
-                out.append(Text(self._opening + self._object.raw))
+                self._not_a_call(out)
                 self._state = _State.TEXT
             return stop
         if state is _State.AFTER:
@@ -83,7 +93,7 @@ class Llama3JsonParser(StreamParser):
         if buf[start] == "{":
             self._start_object(self._opening)
         else:
-            out.append(Text(self._opening))
+            self._give_back(self._opening, out)
             self._state = _State.TEXT
         return start
 
@@ -92,14 +102,21 @@ class Llama3JsonParser(StreamParser):
         self._object = CallObject(needs_arguments=True)
         self._state = _State.OBJECT
 
+    def _not_a_call(self, out: list[Event]) -> None:
+        text = self._opening + self._object.raw
+        if self._opening:  # after <|python_tag|> or ";": markup
+            self._give_back(text, out)
+        else:  # an object in the model's prose
+            out.append(Text(text))
+
     def _close(self, out: list[Event]) -> None:
         state = self._state
         if state is _State.OPENED:
-            out.append(Text(self._opening))
+            self._give_back(self._opening, out)
         elif state is _State.OBJECT:
             self._object.finish(out)
             if self._object.status is Status.NOT_CALL:
-                out.append(Text(self._opening + self._object.raw))
+                self._not_a_call(out)
         elif state is _State.AFTER:
             self._after.flush(out)
         self._state = _State.TEXT

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event, Text
+from ..events import CALL_END, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import StreamParser, search_table
@@ -74,6 +74,16 @@ class MinimaxM2Parser(StreamParser):
         self._header = ""
         self._arguments = ArgumentsWriter(None)
 
+    @property
+    def held_arguments(self) -> int:
+        return self._arguments.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.INVOKE_HEADER or state is _State.PARAMETER_HEADER:
+            return len(self._header)
+        return 0
+
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
         if state is _State.VALUE:
@@ -121,7 +131,7 @@ class MinimaxM2Parser(StreamParser):
     def _close(self, out: list[Event]) -> None:
         state = self._state
         if state is _State.INVOKE_HEADER:
-            out.append(Text(INVOKE + self._header))
+            self._give_back(INVOKE + self._header, out)
         elif state in (_State.INVOKE, _State.PARAMETER_HEADER, _State.VALUE):
             self._end_call(out)  # cut off: keep what arrived
         self._state = _State.TEXT

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from ..events import CALL_END, CallArgs, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .callobject import CallObject, Status
@@ -55,6 +55,13 @@ class MistralParser(StreamParser):
         self._name = ""
         self._object = CallObject(needs_arguments=False)
         self._arguments = ArgumentsValue()
+
+    @property
+    def held_arguments(self) -> int:
+        return self._object.held + self._arguments.held
+
+    def _held_markup(self) -> int:
+        return len(self._opening)  # emptied once the call starts or turns out to be text
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # [TOOL_CALLS], in TEXT
         self._opening = marker
@@ -167,7 +174,7 @@ class MistralParser(StreamParser):
 
     def _not_a_call(self, out: list[Event]) -> None:
         if self._opening:
-            out.append(Text(self._opening))
+            self._give_back(self._opening, out)
         self._opening = ""
         self._state = _State.TEXT
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event, Text
+from ..events import CALL_END, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import OptionalClose, StreamParser, literal_at, search_table, skip_space
@@ -69,6 +69,20 @@ class Qwen3CoderParser(StreamParser):
         self._arguments = ArgumentsWriter(None)
         self._after = OptionalClose(CLOSE)
 
+    @property
+    def held_arguments(self) -> int:
+        return self._arguments.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is _State.OPENED:
+            return len(self._opening)
+        if state is _State.FUNCTION_HEADER:
+            return len(self._opening) + len(self._header)
+        if state is _State.PARAMETER_HEADER:
+            return len(self._header)
+        return self._after.held
+
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
         if state is _State.OPENED:
@@ -93,7 +107,7 @@ class Qwen3CoderParser(StreamParser):
             self._header = ""
             self._state = _State.FUNCTION_HEADER
             return start + len(function)
-        out.append(Text(self._opening))
+        self._give_back(self._opening, out)
         self._state = _State.TEXT
         return start
 
@@ -105,7 +119,7 @@ class Qwen3CoderParser(StreamParser):
         self._header += buf[pos : match.start()]
         name = self._header.strip()
         if match.group() != ">" or not name:
-            out.append(Text(self._opening + self._header))
+            self._give_back(self._opening + self._header, out)
             self._state = _State.TEXT
             return match.start()
         out.append(CallStart(name))
@@ -157,9 +171,9 @@ class Qwen3CoderParser(StreamParser):
     def _close(self, out: list[Event]) -> None:
         state = self._state
         if state is _State.OPENED:
-            out.append(Text(self._opening))
+            self._give_back(self._opening, out)
         elif state is _State.FUNCTION_HEADER:
-            out.append(Text(self._opening + self._header))
+            self._give_back(self._opening + self._header, out)
         elif state in (_State.BODY, _State.PARAMETER_HEADER, _State.VALUE):
             self._end_call(out)  # cut off: keep what arrived
         elif state is _State.AFTER:

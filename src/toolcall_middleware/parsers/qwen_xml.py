@@ -18,9 +18,9 @@ import enum
 import functools
 import re
 
-from ..events import CALL_END, CallStart, Event, Text
+from ..events import CALL_END, CallStart, Event
 from . import register
-from .base import MarkerSearch, ParserContext
+from .base import MarkerSearch, ParserContext, held_size
 from .driver import StreamParser, scan_markers, search_table, skip_space
 from .xmlargs import ArgumentsWriter
 
@@ -58,6 +58,11 @@ class QwenXmlParser(StreamParser):
         self._raw: list[str] = []  # the call's text so far, for when it turns out not to be one
         self._events: list[Event] = []  # the call's events, held until it closes
         self._arguments = ArgumentsWriter(None)
+
+    @property
+    def held_arguments(self) -> int:
+        """The whole call so far: it goes out only once its closing tag came."""
+        return held_size(self._raw)
 
     def _is_plain_text(self, text: str) -> bool:
         return self._state is _State.TEXT and (self._search is None or "<" not in text)
@@ -129,7 +134,7 @@ class QwenXmlParser(StreamParser):
         return self._not_a_call(resume, out)  # the call closed around an open child
 
     def _not_a_call(self, resume: int, out: list[Event]) -> int:
-        out.append(Text("".join(self._raw)))
+        self._give_back("".join(self._raw), out)
         self._raw = []
         self._events = []
         self._state = _State.TEXT

@@ -82,6 +82,21 @@ class SniffingParser:
         style = getattr(self._delegate, "ID_STYLE", None)
         return style if isinstance(style, str) else None
 
+    # What is held and given back (see ``ToolCallParser``): the format's parser's, once known.
+    @property
+    def held(self) -> int:
+        if self._delegate is None:
+            return len(self._pending)  # at most a marker and the lookahead after <tool_call>
+        return int(getattr(self._delegate, "held", 0))
+
+    @property
+    def held_arguments(self) -> int:
+        return int(getattr(self._delegate, "held_arguments", 0))
+
+    @property
+    def text_fallbacks(self) -> int:
+        return int(getattr(self._delegate, "text_fallbacks", 0))
+
     def feed(self, text: str) -> list[Event]:
         if self._delegate is not None:
             return self._delegate.feed(text)

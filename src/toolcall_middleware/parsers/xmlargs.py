@@ -8,7 +8,7 @@ concatenate to the same valid JSON object, however the value text was cut.
 from __future__ import annotations
 
 from ..events import CallArgs, Event
-from .base import Tool
+from .base import Tool, held_size
 from .schema import STRING, convert_value, escape_piece, json_string, parameter_type
 
 _NULL = "null"
@@ -36,6 +36,12 @@ class ArgumentsWriter:
     @property
     def parameter_open(self) -> bool:
         return self._open
+
+    @property
+    def held(self) -> int:
+        """Characters of the open value held back: a possible ``null``, a non-string value, a
+        trailing newline."""
+        return held_size(self._held) + self._newline if self._open else 0
 
     def open(self, key: str, out: list[Event]) -> None:
         if self._open:
