@@ -36,12 +36,15 @@ def sse(*objects: Any) -> bytes:
 
 
 def request_json(model: str = "kimi-k2", tools: Iterable[str] = ("bash",),
-                 stream: bool = True) -> bytes:
+                 stream: bool = True, properties: dict[str, Any] | None = None) -> bytes:
+    """A chat request offering ``tools``, each with ``properties`` (a ``command`` string)."""
+    if properties is None:
+        properties = {"command": {"type": "string"}}
     return json.dumps({
         "model": model, "stream": stream, "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"type": "function", "function": {
-            "name": n, "parameters": {"type": "object", "properties": {"command": {
-                "type": "string"}}}}} for n in tools],
+            "name": n, "parameters": {"type": "object", "properties": properties}}}
+            for n in tools],
     }).encode()
 
 

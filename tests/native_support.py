@@ -6,8 +6,11 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from toolcall_middleware.calls import Entry, ToolCallAssembler
 from toolcall_middleware.normalize import NativeToolCalls
+from toolcall_middleware.sse import SSEDecoder
 
 
 class FakeReport:
@@ -94,8 +97,21 @@ def gated_upstream(head: bytes, tail: bytes, gate: Any) -> Any:
     return app
 
 
-def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int]) -> Any:
-    """An upstream that sends ``first`` then ``piece`` ``count`` times, counting its sends."""
+def error_of(body: bytes) -> dict[str, Any]:
+    """The OpenAI error event that ends a stream past a cap; [DONE] and nothing else after."""
+    head, sep, tail = body.rpartition(b"data: [DONE]\n\n")
+    assert sep and tail == b"", body[-300:]
+    events = [e for e in SSEDecoder().feed(head) if e.data is not None]
+    error = orjson.loads(events[-1].data or b"")
+    assert set(error) == {"error"} and set(error["error"]) == {"message", "type", "code"}
+    assert error["error"]["code"] == "tool_call_limit_exceeded"
+    return dict(error["error"])
+
+
+def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int],
+                     each: Callable[[], object] | None = None) -> Any:
+    """An upstream that sends ``first`` then ``piece`` ``count`` times, counting its sends
+    (and calling ``each`` after every piece: the middleware has handled it by then)."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -105,6 +121,8 @@ def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int]) ->
         for _ in range(count):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             sent[0] += 1
+            if each is not None:
+                each()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app

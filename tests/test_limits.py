@@ -13,13 +13,12 @@ import orjson
 import pytest
 
 from helpers import body_app, chunk, request_json, sdk_client, sse, through
-from native_support import FakeReport, endless_upstream
+from native_support import FakeReport, endless_upstream, error_of
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.assemble import chunks_from_sse
 from toolcall_middleware.parsers import ParserContext, Tool, create_parser
 from toolcall_middleware.replay import run_app
 from toolcall_middleware.rewrite import CHECK_EVERY, StreamRewriter
-from toolcall_middleware.sse import SSEDecoder
 from toolcall_middleware.stream import SSEStreamRewriter
 
 pytestmark = pytest.mark.anyio
@@ -31,17 +30,6 @@ KIMI = "moonshotai/Kimi-K2-Instruct-0905"
 def kimi_rewriter(tools: tuple[str, ...] = ("bash",), **options: Any) -> StreamRewriter:
     context = ParserContext(tuple(Tool(n, {"properties": {"command": {}}}) for n in tools))
     return StreamRewriter(lambda: create_parser("kimi_k2", context), **options)
-
-
-def error_of(body: bytes) -> dict[str, Any]:
-    """The error event, which must be followed by [DONE] and nothing else."""
-    head, sep, tail = body.rpartition(b"data: [DONE]\n\n")
-    assert sep and tail == b"", body[-300:]
-    events = [e for e in SSEDecoder().feed(head) if e.data is not None]
-    error = orjson.loads(events[-1].data or b"")
-    assert set(error) == {"error"} and set(error["error"]) == {"message", "type", "code"}
-    assert error["error"]["code"] == "tool_call_limit_exceeded"
-    return dict(error["error"])
 
 
 def drive(stream: SSEStreamRewriter, first: bytes, piece: bytes, count: int,
