@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Event, Text
@@ -50,6 +51,11 @@ def normalise(events: Sequence[Event]) -> list[Event]:
                 continue
         merged.append(event)
     return merged
+
+
+def call(name: str, arguments: str = "") -> list[Event]:
+    """The events of one whole call, as ``normalise`` leaves them."""
+    return [CallStart(name), *([CallArgs(arguments)] if arguments else []), CallEnd()]
 
 
 def parse(
@@ -106,6 +112,20 @@ def assemble(events: Sequence[Event]) -> Result:
 
 def cuts_strategy(text: str) -> st.SearchStrategy[list[int]]:
     return st.lists(st.integers(min_value=1, max_value=max(1, len(text) - 1)), max_size=12)
+
+
+def any_cut_test(
+    provider: str, samples: Sequence[str], context: ParserContext | None = None
+) -> Callable[..., None]:
+    """A test that every sample, cut anywhere, gives the events of the sample fed whole."""
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.data())
+    def test(data: st.DataObject) -> None:
+        text = data.draw(st.sampled_from(samples))
+        assert_cut_invariant(provider, text, data.draw(cuts_strategy(text)), context or TOOLS)
+
+    return test
 
 
 def assert_cut_invariant(

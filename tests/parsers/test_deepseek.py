@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from parser_helpers import TOOLS, assert_cut_invariant, calls_of, every_cut_agrees, parse
+from parser_helpers import TOOLS, any_cut_test, call, calls_of, every_cut_agrees, parse
 
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import create_parser
@@ -34,25 +32,15 @@ SAMPLES = [
     f"{CALL_BEGIN}function{SEP}get_wea",
 ]
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(SAMPLES))
-    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
-    assert_cut_invariant(P, text, cuts, TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES)
 
 
 def test_v3_layout_with_fences_and_pretty_printed_arguments() -> None:
     events = every_cut_agrees(P, V3)
     assert events == [
         Text("Let me check."),
-        CallStart("get_weather"),
-        CallArgs('{"city": "Tokyo",\n  "days": 2}'),
-        CallEnd(),
-        CallStart("get_time"),
-        CallArgs("{}"),
-        CallEnd(),
+        *call("get_weather", '{"city": "Tokyo",\n  "days": 2}'),
+        *call("get_time", "{}"),
         Text(" Done."),
     ]
 
@@ -89,7 +77,5 @@ def test_calls_in_reasoning_style_text() -> None:
     events = parse(P, ["We need the weather.", f"{CALL_BEGIN}get_time{SEP}{{}}{CALL_END_MARKER}"])
     assert events == [
         Text("We need the weather."),
-        CallStart("get_time"),
-        CallArgs("{}"),
-        CallEnd(),
+        *call("get_time", "{}"),
     ]

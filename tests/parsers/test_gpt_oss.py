@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from parser_helpers import TOOLS, assert_cut_invariant, calls_of, every_cut_agrees, parse
+from parser_helpers import TOOLS, any_cut_test, call, calls_of, every_cut_agrees, parse
 
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import create_parser
@@ -24,25 +22,15 @@ SAMPLES = [
     '<|channel|>commentary to=functions.write_file<|message|>{"path": "a", "content": "cu',
 ]
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(SAMPLES))
-    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
-    assert_cut_invariant(P, text, cuts, TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES)
 
 
 def test_analysis_text_then_two_calls() -> None:
     events = every_cut_agrees(P, HARMONY)
     assert events == [
         Text("We need the weather."),
-        CallStart("get_weather"),
-        CallArgs('{"city": "SF"}'),
-        CallEnd(),
-        CallStart("get_time"),
-        CallArgs("{}"),
-        CallEnd(),
+        *call("get_weather", '{"city": "SF"}'),
+        *call("get_time", "{}"),
     ]
 
 
@@ -68,4 +56,4 @@ def test_arguments_stream_while_they_arrive() -> None:
 
 def test_text_before_a_call_not_at_the_start() -> None:
     events = parse(P, ["Some text ", "<|channel|>commentary to=functions.get_time<|message|>{}"])
-    assert events == [Text("Some text "), CallStart("get_time"), CallArgs("{}"), CallEnd()]
+    assert events == [Text("Some text "), *call("get_time", "{}")]

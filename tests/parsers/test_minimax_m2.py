@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from parser_helpers import TOOLS, assert_cut_invariant, calls_of, every_cut_agrees, parse
+from parser_helpers import TOOLS, any_cut_test, call, calls_of, every_cut_agrees, parse
 
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import create_parser
@@ -24,24 +22,15 @@ SAMPLES = [
     '<minimax:tool_ <invoke name="x"> <',
 ]
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(SAMPLES))
-    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
-    assert_cut_invariant(P, text, cuts, TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES)
 
 
 def test_block_with_several_invokes_in_one_feed() -> None:
     events = every_cut_agrees(P, BLOCK)
     assert events == [
         Text("Checking.\n"),
-        CallStart("get_weather"),
-        CallArgs('{"city": "Beijing", "days": 2}'),
-        CallEnd(),
-        CallStart("get_time"),
-        CallEnd(),
+        *call("get_weather", '{"city": "Beijing", "days": 2}'),
+        *call("get_time"),
         Text("\nDone."),
     ]
 
@@ -74,4 +63,4 @@ def test_not_a_call_is_text() -> None:
 
 def test_calls_in_reasoning_style_text_and_begin_end_in_one_feed() -> None:
     events = parse(P, ["I should", ' ask.<minimax:tool_call><invoke name="get_time"></invoke>'])
-    assert events == [Text("I should ask."), CallStart("get_time"), CallEnd()]
+    assert events == [Text("I should ask."), *call("get_time")]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from parser_helpers import TOOLS, assert_cut_invariant, calls_of, every_cut_agrees, parse
+from parser_helpers import TOOLS, any_cut_test, call, calls_of, every_cut_agrees, parse
 
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import create_parser
@@ -24,25 +22,15 @@ SAMPLES = [
     '[TOOL_CALLS]bash{"command": "echo [TOOL_CALLS] \\"}\\""}',
 ]
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(SAMPLES))
-    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
-    assert_cut_invariant(P, text, cuts, TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES)
 
 
 def test_pre_v11_array_with_string_arguments() -> None:
     events = every_cut_agrees(P, PRE_V11)
     assert events == [
         Text("Sure. "),
-        CallStart("get_weather"),
-        CallArgs('{"city": "Paris"}'),
-        CallEnd(),
-        CallStart("get_time"),
-        CallArgs("{}"),
-        CallEnd(),
+        *call("get_weather", '{"city": "Paris"}'),
+        *call("get_time", "{}"),
         Text(" ok"),
     ]
 
@@ -79,4 +67,4 @@ def test_markers_inside_argument_strings_are_arguments() -> None:
 
 def test_calls_in_reasoning_style_text() -> None:
     events = parse(P, ["I will call it.", "[TOOL_CALLS]get_time{}"])
-    assert events == [Text("I will call it."), CallStart("get_time"), CallArgs("{}"), CallEnd()]
+    assert events == [Text("I will call it."), *call("get_time", "{}")]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from parser_helpers import (
     TOOLS,
-    assert_cut_invariant,
+    any_cut_test,
+    call,
     calls_of,
     every_cut_agrees,
     make_context,
@@ -34,13 +33,7 @@ SAMPLES = [
     "<tool_call><function=write_file><parameter=path>a</parameter><parameter=content>cut o",
 ]
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_any_cut_gives_the_same_events(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(SAMPLES))
-    cuts = data.draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
-    assert_cut_invariant(P, text, cuts, TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES)
 
 
 def test_whole_response_in_one_feed_framing_newlines_stripped() -> None:
@@ -83,7 +76,7 @@ def test_call_cut_off_at_end_of_stream_keeps_valid_json() -> None:
 
 def test_begin_and_end_in_one_feed_and_a_lone_angle_bracket() -> None:
     events = parse(P, ["a <", "function=get_time></function> b <"])
-    assert events == [Text("a "), CallStart("get_time"), CallEnd(), Text(" b <")]
+    assert events == [Text("a "), *call("get_time"), Text(" b <")]
 
 
 def test_calls_in_reasoning_style_text_not_at_the_start() -> None:
