@@ -16,11 +16,11 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, literal_at, search_table, skip_space
-from .xmlargs import ArgumentsWriter
+from .driver import literal_at, search_table, skip_space
+from .xmlargs import XmlCallParser
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -55,7 +55,7 @@ _SEARCH = search_table(
 
 
 @register("glm45")
-class Glm45Parser(StreamParser):
+class Glm45Parser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
 
@@ -65,11 +65,6 @@ class Glm45Parser(StreamParser):
         self._header = ""  # "<tool_call>" and what followed: text again if it is not a call
         self._name = ""
         self._key = ""
-        self._arguments = ArgumentsWriter(None)
-
-    @property
-    def held_arguments(self) -> int:
-        return self._arguments.held
 
     def _held_markup(self) -> int:
         state = self._state
@@ -109,8 +104,7 @@ class Glm45Parser(StreamParser):
             self._give_back(self._header, out)
             self._state = _State.TEXT
             return start
-        out.append(CallStart(self._name))
-        self._arguments = ArgumentsWriter(self._context.tool(self._name))
+        self._start_call(self._name, out)
         self._marker(marker, out)
         return start + len(marker)
 
@@ -142,10 +136,6 @@ class Glm45Parser(StreamParser):
         else:  # CLOSE
             self._end_call(out)
             self._state = _State.TEXT
-
-    def _end_call(self, out: list[Event]) -> None:
-        self._arguments.end(out)
-        out.append(CALL_END)
 
     def _close(self, out: list[Event]) -> None:
         state = self._state

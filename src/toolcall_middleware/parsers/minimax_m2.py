@@ -15,11 +15,11 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, search_table
-from .xmlargs import ArgumentsWriter
+from .driver import search_table
+from .xmlargs import XmlCallParser
 
 OPEN = "<minimax:tool_call>"
 CLOSE = "</minimax:tool_call>"
@@ -64,7 +64,7 @@ _SEARCH = search_table(
 
 
 @register("minimax_m2")
-class MinimaxM2Parser(StreamParser):
+class MinimaxM2Parser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
 
@@ -72,11 +72,6 @@ class MinimaxM2Parser(StreamParser):
         super().__init__(context)
         self._state = _State.TEXT
         self._header = ""
-        self._arguments = ArgumentsWriter(None)
-
-    @property
-    def held_arguments(self) -> int:
-        return self._arguments.held
 
     def _held_markup(self) -> int:
         state = self._state
@@ -96,8 +91,7 @@ class MinimaxM2Parser(StreamParser):
         state = self._state
         if state is _State.INVOKE_HEADER:  # ">"
             name = attribute_name(self._header)
-            out.append(CallStart(name))
-            self._arguments = ArgumentsWriter(self._context.tool(name))
+            self._start_call(name, out)
             self._state = _State.INVOKE
         elif state is _State.PARAMETER_HEADER:  # ">"
             self._arguments.open(attribute_name(self._header), out)
@@ -123,10 +117,6 @@ class MinimaxM2Parser(StreamParser):
             self._arguments.close(out)
             self._header = marker[len(PARAMETER) :]
             self._state = _State.PARAMETER_HEADER
-
-    def _end_call(self, out: list[Event]) -> None:
-        self._arguments.end(out)
-        out.append(CALL_END)
 
     def _close(self, out: list[Event]) -> None:
         state = self._state

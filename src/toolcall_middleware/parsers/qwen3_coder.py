@@ -18,11 +18,11 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallStart, Event
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import OptionalClose, StreamParser, literal_at, search_table, skip_space
-from .xmlargs import ArgumentsWriter
+from .driver import OptionalClose, literal_at, search_table, skip_space
+from .xmlargs import XmlCallParser
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -57,7 +57,7 @@ _SEARCH = search_table(
 
 
 @register("qwen3_coder")
-class Qwen3CoderParser(StreamParser):
+class Qwen3CoderParser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
 
@@ -66,12 +66,7 @@ class Qwen3CoderParser(StreamParser):
         self._state = _State.TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._header = ""
-        self._arguments = ArgumentsWriter(None)
         self._after = OptionalClose(CLOSE)
-
-    @property
-    def held_arguments(self) -> int:
-        return self._arguments.held
 
     def _held_markup(self) -> int:
         state = self._state
@@ -122,8 +117,7 @@ class Qwen3CoderParser(StreamParser):
             self._give_back(self._opening + self._header, out)
             self._state = _State.TEXT
             return match.start()
-        out.append(CallStart(name))
-        self._arguments = ArgumentsWriter(self._context.tool(name))
+        self._start_call(name, out)
         self._state = _State.BODY
         return match.end()
 
@@ -163,10 +157,6 @@ class Qwen3CoderParser(StreamParser):
                 FUNCTION: _State.FUNCTION_HEADER,
                 OPEN: _State.OPENED,
             }[marker]
-
-    def _end_call(self, out: list[Event]) -> None:
-        self._arguments.end(out)
-        out.append(CALL_END)
 
     def _close(self, out: list[Event]) -> None:
         state = self._state

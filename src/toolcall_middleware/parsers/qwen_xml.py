@@ -18,11 +18,11 @@ import enum
 import functools
 import re
 
-from ..events import CALL_END, CallStart, Event
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext, held_size
-from .driver import StreamParser, scan_markers, search_table, skip_space
-from .xmlargs import ArgumentsWriter
+from .driver import scan_markers, search_table, skip_space
+from .xmlargs import XmlCallParser
 
 _TAG_STOP = re.compile(r"[>\s<]")
 _ELEMENT_NAME = re.compile(r"[A-Za-z_][\w.\-:]*")
@@ -42,7 +42,7 @@ class _State(enum.IntEnum):
 
 
 @register("qwen_xml")
-class QwenXmlParser(StreamParser):
+class QwenXmlParser(XmlCallParser):
     TRIGGERS = "<"
 
     def __init__(self, context: ParserContext) -> None:
@@ -57,7 +57,6 @@ class QwenXmlParser(StreamParser):
         self._tag = ""
         self._raw: list[str] = []  # the call's text so far, for when it turns out not to be one
         self._events: list[Event] = []  # the call's events, held until it closes
-        self._arguments = ArgumentsWriter(None)
 
     @property
     def held_arguments(self) -> int:
@@ -87,8 +86,8 @@ class QwenXmlParser(StreamParser):
     def _marker(self, marker: str, out: list[Event]) -> None:  # a tool's tag, in TEXT
         self._name = marker[1:-1]
         self._raw = [marker]
-        self._events = [CallStart(self._name)]
-        self._arguments = ArgumentsWriter(self._context.tool(self._name))
+        self._events = []
+        self._start_call(self._name, self._events)
         self._state = _State.CALL
 
     def _read_tag(self, buf: str, pos: int, out: list[Event]) -> int:
@@ -103,8 +102,7 @@ class QwenXmlParser(StreamParser):
         self._raw.append(">")
         tag = self._tag
         if tag == "/" + self._name:
-            self._arguments.end(self._events)
-            self._events.append(CALL_END)
+            self._end_call(self._events)
             out.extend(self._events)
             self._events = []
             self._raw = []

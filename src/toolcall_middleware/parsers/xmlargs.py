@@ -1,4 +1,4 @@
-"""One call's JSON arguments built from XML parameters, for the XML formats.
+"""One call's JSON arguments built from XML parameters, and the base of the XML formats.
 
 String values stream as escaped pieces while they arrive (a 50 KB file must not stall); other
 values are typed from the schema when their parameter closes. The fragments of one call always
@@ -7,8 +7,9 @@ concatenate to the same valid JSON object, however the value text was cut.
 
 from __future__ import annotations
 
-from ..events import CallArgs, Event
-from .base import Tool, held_size
+from ..events import CALL_END, CallArgs, CallStart, Event
+from .base import ParserContext, Tool, held_size
+from .driver import StreamParser
 from .schema import STRING, convert_value, escape_piece, json_string, parameter_type
 
 _NULL = "null"
@@ -99,3 +100,24 @@ class ArgumentsWriter:
         if self._count:
             out.append(CallArgs("}"))
         self._count = 0
+
+
+class XmlCallParser(StreamParser):
+    """Base of the XML formats: each call's parameters go through an ``ArgumentsWriter`` typed
+    by the schema of the tool the call names."""
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__(context)
+        self._arguments = ArgumentsWriter(None)
+
+    @property
+    def held_arguments(self) -> int:
+        return self._arguments.held
+
+    def _start_call(self, name: str, out: list[Event]) -> None:
+        out.append(CallStart(name))
+        self._arguments = ArgumentsWriter(self._context.tool(name))
+
+    def _end_call(self, out: list[Event]) -> None:
+        self._arguments.end(out)
+        out.append(CALL_END)
