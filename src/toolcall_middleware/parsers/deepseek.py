@@ -17,11 +17,11 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallArgs, CallStart, Event
+from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, search_table
-from .jsonscan import DelimitedArguments
+from .delimited import DelimitedCallParser
+from .driver import search_table
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 CALLS_END = "<｜tool▁calls▁end｜>"
@@ -54,7 +54,7 @@ _SEARCH = search_table(
 
 
 @register("deepseek")
-class DeepSeekParser(StreamParser):
+class DeepSeekParser(DelimitedCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
 
@@ -64,13 +64,12 @@ class DeepSeekParser(StreamParser):
         self._in_section = False
         self._header = ""
         self._name = ""
-        self._arguments = DelimitedArguments()
 
     def _held_markup(self) -> int:
         state = self._state
         if state is _State.HEADER or state is _State.V3_NAME:
             return len(self._header)  # V3: the name is in it
-        return self._arguments.held if state is _State.ARGS else 0
+        return super()._held_markup()
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
@@ -93,7 +92,7 @@ class DeepSeekParser(StreamParser):
         self._name += segment[: match.start()]
         if not self._name:  # "{" straight after the separator: a V3.1 tool named "function"
             self._name = V3_TYPE
-        self._start_call(self._name, out)
+        self._open_call(self._name, out)
         self._add_arguments(segment[match.start() :], out)
 
     def _marker(self, marker: str, out: list[Event]) -> None:
@@ -106,15 +105,15 @@ class DeepSeekParser(StreamParser):
                 self._state = _State.V3_NAME
                 return
             self._header = ""
-            self._start_call(name, out)
+            self._open_call(name, out)
             return
         if state is _State.HEADER:  # a call without a separator: a name and no arguments
             if self._header.strip():
-                self._start_call(self._header.strip(), out)
+                self._open_call(self._header.strip(), out)
                 self._end_call(out)
         elif state is _State.V3_NAME:
             if self._name:
-                self._start_call(self._name, out)
+                self._open_call(self._name, out)
                 self._end_call(out)
         elif state is _State.ARGS:
             self._end_call(out)
@@ -132,24 +131,10 @@ class DeepSeekParser(StreamParser):
         else:  # CALL_END_MARKER
             self._state = _State.SECTION if self._in_section else _State.TEXT
 
-    def _start_call(self, name: str, out: list[Event]) -> None:
+    def _open_call(self, name: str, out: list[Event]) -> None:
         self._header = ""
-        out.append(CallStart(name))
-        self._arguments = DelimitedArguments()
+        self._start_call(name, out)
         self._state = _State.ARGS
-
-    def _add_arguments(self, segment: str, out: list[Event]) -> None:
-        pieces: list[str] = []
-        self._arguments.feed(segment, pieces)
-        if pieces:
-            out.append(CallArgs("".join(pieces)))
-
-    def _end_call(self, out: list[Event]) -> None:
-        pieces: list[str] = []
-        self._arguments.finish(pieces)
-        if pieces:
-            out.append(CallArgs("".join(pieces)))
-        out.append(CALL_END)
 
     def _close(self, out: list[Event]) -> None:
         state = self._state

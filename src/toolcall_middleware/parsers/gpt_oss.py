@@ -14,11 +14,11 @@ from __future__ import annotations
 import enum
 import re
 
-from ..events import CALL_END, CallArgs, CallStart, Event, Text
+from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
-from .driver import StreamParser, search_table
-from .jsonscan import DelimitedArguments
+from .delimited import DelimitedCallParser
+from .driver import search_table
 
 START = "<|start|>"
 CHANNEL = "<|channel|>"
@@ -62,7 +62,7 @@ def recipient_name(header: str) -> str | None:
 
 
 @register("gpt_oss")
-class GptOssParser(StreamParser):
+class GptOssParser(DelimitedCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
 
@@ -70,13 +70,11 @@ class GptOssParser(StreamParser):
         super().__init__(context)
         self._state = _State.TEXT
         self._header = ""  # the raw header: text again if no message follows
-        self._arguments = DelimitedArguments()
 
     def _held_markup(self) -> int:
-        state = self._state
-        if state is _State.HEADER:
+        if self._state is _State.HEADER:
             return len(self._header)
-        return self._arguments.held if state is _State.ARGS else 0
+        return super()._held_markup()
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
@@ -85,10 +83,7 @@ class GptOssParser(StreamParser):
         elif state is _State.HEADER:
             self._header += segment
         else:
-            pieces: list[str] = []
-            self._arguments.feed(segment, pieces)
-            if pieces:
-                out.append(CallArgs("".join(pieces)))
+            self._add_arguments(segment, out)
 
     def _marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
@@ -116,16 +111,8 @@ class GptOssParser(StreamParser):
         if name is None:
             self._state = _State.BODY
             return
-        out.append(CallStart(name))
-        self._arguments = DelimitedArguments()
+        self._start_call(name, out)
         self._state = _State.ARGS
-
-    def _end_call(self, out: list[Event]) -> None:
-        pieces: list[str] = []
-        self._arguments.finish(pieces)
-        if pieces:
-            out.append(CallArgs("".join(pieces)))
-        out.append(CALL_END)
 
     def _close(self, out: list[Event]) -> None:
         if self._state is _State.HEADER:
