@@ -1,0 +1,98 @@
+"""Base of the formats that write a call as a JSON object after an opening (``hermes``,
+``llama3_json``).
+
+After the opening come whitespace and the call object's ``{``; anything else makes the opening
+the model's text again. After the object: whitespace, then maybe a closing marker.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ..events import Event
+from .base import ParserContext
+from .callobject import CallObject, Status
+from .driver import OptionalClose, StreamParser, skip_space
+
+
+class State(enum.IntEnum):
+    TEXT = 0
+    OPENED = enum.auto()  # after the opening: whitespace, then the object's "{"
+    OBJECT = enum.auto()
+    AFTER = enum.auto()  # after the object: whitespace, then the closing marker (or not)
+
+
+class JsonCallParser(StreamParser):
+    """Subclasses find the opening in ``State.TEXT`` (``_marker``); ``_closed`` may take a
+    closing marker somewhere other than back to text."""
+
+    #: Whether an object needs an ``arguments`` (or ``parameters``) key to be a call.
+    NEEDS_ARGUMENTS = False
+
+    def __init__(self, context: ParserContext, closing: str) -> None:
+        super().__init__(context)
+        self._state = State.TEXT
+        self._opening = ""  # markup that is text again if no call follows
+        self._object = CallObject(needs_arguments=self.NEEDS_ARGUMENTS)
+        self._after = OptionalClose(closing)
+
+    @property
+    def held_arguments(self) -> int:
+        return self._object.held
+
+    def _held_markup(self) -> int:
+        state = self._state
+        if state is State.OPENED or state is State.OBJECT:
+            return len(self._opening)
+        return self._after.held
+
+    def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is State.OBJECT:
+            stop = self._object.feed(buf, pos, out)
+            status = self._object.status
+            if status is Status.CALL:
+                self._state = State.AFTER
+            elif status is Status.NOT_CALL:
+                self._not_a_call(out)
+                self._state = State.TEXT
+            return stop
+        if state is State.AFTER:
+            after, closing = self._after.step(buf, pos, out, final)
+            if closing is not None:
+                self._closed(closing)
+            return after
+        start = skip_space(buf, pos)  # OPENED
+        self._opening += buf[pos:start]
+        if start == len(buf):
+            return start
+        if buf[start] == "{":
+            self._start_object(self._opening)
+        else:
+            self._give_back(self._opening, out)
+            self._state = State.TEXT
+        return start
+
+    def _closed(self, closing: str) -> None:
+        """After a call: the closing marker, or ``""`` when there was none."""
+        self._state = State.TEXT
+
+    def _start_object(self, opening: str) -> None:
+        self._opening = opening
+        self._object = CallObject(needs_arguments=self.NEEDS_ARGUMENTS)
+        self._state = State.OBJECT
+
+    def _not_a_call(self, out: list[Event]) -> None:
+        self._give_back(self._opening + self._object.raw, out)
+
+    def _close(self, out: list[Event]) -> None:
+        state = self._state
+        if state is State.OPENED:
+            self._give_back(self._opening, out)
+        elif state is State.OBJECT:
+            self._object.finish(out)
+            if self._object.status is Status.NOT_CALL:
+                self._not_a_call(out)
+        elif state is State.AFTER:
+            self._after.flush(out)
+        self._state = State.TEXT
