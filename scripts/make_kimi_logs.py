@@ -234,7 +234,8 @@ write(
     req(K2I, "bash", stream_=False),
     json.dumps(completion),
     {"content": "Let me list the files.", "reasoning": None,
-     "tool_calls": [{"id": "functions.bash:0", "name": "bash", "arguments": "{\"command\": \"ls\"}"}],
+     "tool_calls": [{"id": "functions.bash:0", "name": "bash",
+                     "arguments": "{\"command\": \"ls\"}"}],
      "finish_reason": "tool_calls"},
     content_type="application/json",
 )
