@@ -152,6 +152,9 @@ class ChoiceRewriter:
                     self.idle = self.text_only = False
                     self.has_calls = True
                     self.lag = -1
+                    self._unchecked += len(text)
+                    if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
+                        self.exceeded = self._check_held()
                     entries = self.calls.arguments(event.fragment)
                     if not entries:  # buffered: held until the choice ends
                         return []
