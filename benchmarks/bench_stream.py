@@ -73,14 +73,14 @@ def kind_events(kind: str, deltas: int) -> list[bytes]:
     """A session of one kind of delta only: plain text, argument pieces, or markup."""
     opening = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
                "<|tool_call_argument_begin|>{")
-    markup = ("<|tool_call_begin|>", "functions.bash:1", "<|tool_call_argument_begin|>", "{}",
+    markup = ("<|tool_call_begin|>", "functions.bash:{n}", "<|tool_call_argument_begin|>", "{{}}",
               "<|tool_call_end|>")
     if kind == "text":
         texts = [" word"] * deltas
     elif kind == "arguments":
         texts = [opening] + [" piece"] * (deltas - 1)
-    else:
-        texts = [markup[i % len(markup)] for i in range(deltas)]
+    else:  # one empty call per five deltas, each with its own id as a model writes them
+        texts = [markup[i % 5].format(n=i // 5) for i in range(deltas)]
     return [_event({"reasoning": t, "reasoning_content": t}) for t in texts]
 
 
