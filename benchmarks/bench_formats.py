@@ -19,11 +19,8 @@ import argparse
 import re
 from collections.abc import Callable, Iterator
 
-import anyio
+import bench_stream
 import orjson
-from bench_stream import drive, orjson_floor, passthrough, timed, upstream
-
-from toolcall_middleware import ToolCallMiddleware
 
 DS = {k: f"<｜tool▁{k}｜>" for k in ("calls▁begin", "calls▁end", "call▁begin", "call▁end", "sep")}
 
@@ -138,16 +135,7 @@ def build_events(fmt: str, deltas: int) -> list[bytes]:
 
 
 def measure(fmt: str, deltas: int) -> dict[str, float]:
-    events = build_events(fmt, deltas)
-    repeat = 5 if deltas <= 10_000 else 3
-    app = upstream(events)
-    middleware = ToolCallMiddleware(app, provider=fmt)
-    out = {
-        "middleware": timed(lambda: anyio.run(drive, middleware), repeat),
-        "passthrough": timed(lambda: anyio.run(drive, passthrough(app)), repeat),
-        "orjson": timed(lambda: orjson_floor(events), repeat),
-    }
-    return {k: v / deltas * 1e6 for k, v in out.items()}
+    return bench_stream.measure(deltas, fmt, build_events(fmt, deltas))
 
 
 def main() -> None:
