@@ -26,6 +26,7 @@ TOOLS = {
                    "required": ["file_path", "content"]},
     "read_file": {"type": "object", "properties": {"path": {"type": "string"}},
                   "required": ["path"]},
+    "list_dir": {"type": "object", "properties": {"path": {"type": "string"}}},
     "search_files": {"type": "object", "properties": {"path": {"type": "string"},
                                                       "regex": {"type": "string"},
                                                       "file_pattern": {"type": "string"}},
@@ -58,12 +59,15 @@ def calls(cid: str, model: str, *entries: Any) -> str:
     return chunk(cid, model, {"tool_calls": list(entries)})
 
 
-def finish(cid: str, model: str, reason: str, prompt: int = 310, completion: int = 42) -> str:
+def finish(cid: str, model: str, reason: str, prompt: int = 310, completion: int = 42,
+           cached: int | None = None) -> str:
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                             "total_tokens": prompt + completion}
+    if cached is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
     return (chunk(cid, model, {}, reason)
             + event({"id": cid, "object": "chat.completion.chunk", "created": CREATED,
-                     "model": model, "choices": [],
-                     "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                               "total_tokens": prompt + completion}})
+                     "model": model, "choices": [], "usage": usage})
             + "data: [DONE]\n\n")
 
 
@@ -72,8 +76,8 @@ def call(call_id: str | None, name: str, arguments: str) -> dict[str, Any]:
 
 
 def result(content: str | None, tool_calls: list[dict[str, Any]],
-           finish_reason: str = "tool_calls") -> dict[str, Any]:
-    return {"content": content, "reasoning": None, "tool_calls": tool_calls,
+           finish_reason: str = "tool_calls", reasoning: str | None = None) -> dict[str, Any]:
+    return {"content": content, "reasoning": reasoning, "tool_calls": tool_calls,
             "finish_reason": finish_reason}
 
 
@@ -347,6 +351,44 @@ write("openai-malformed",
 
 
 # --- Non-streaming responses. ---------------------------------------------------------------
+# --- vLLM serving DeepSeek with its own parsers: reasoning, one native call, cached prompt. --
+M, C = "deepseek-ai/DeepSeek-V3.1", "chatcmpl-3f1e0d9c8b7a6954"
+thinking = ["The user asks about ", "Paris weather. ", "I should call get_weather."]
+pieces = ["{\"", "city", "\": \"", "Paris", "\", \"", "unit", "\": \"", "c", "\"}"]
+body = (role(C, M)
+        + "".join(chunk(C, M, {"reasoning_content": t}) for t in thinking)
+        + calls(C, M, {"index": 0, "id": "chatcmpl-tool-5a6b7c8d9e0f4a1b", "type": "function",
+                       "function": {"name": "get_weather", "arguments": ""}})
+        + "".join(calls(C, M, {"index": 0, "function": {"arguments": a}}) for a in pieces)
+        + finish(C, M, "tool_calls", prompt=812, completion=41, cached=768))
+both = result("", [call("chatcmpl-tool-5a6b7c8d9e0f4a1b", "get_weather", "".join(pieces))],
+              reasoning="".join(thinking))
+write("openai-deepseek-reasoning-call",
+      "vLLM serving DeepSeek-V3.1 with its reasoning and tool-call parsers: reasoning_content, "
+      "then one native call whose arguments stream in small pieces; cached prompt tokens.",
+      req(M, "get_weather"), body, both, both)
+
+# --- A gateway's parallel calls one after the other, text first, usage last. ----------------
+M, C = "gpt-4.1-mini", "chatcmpl-BxQ2m9rT5vW8yZ1a"
+text = ["I'll look ", "at the directory ", "and read the config."]
+first, second = ["{\"path\":", "\"./\"}"], ["{\"path\":\"", "config/app.toml", "\"}"]
+body = (chunk(C, M, {"role": "assistant", "content": "", "refusal": None})
+        + "".join(chunk(C, M, {"content": t}) for t in text)
+        + calls(C, M, {"index": 0, "id": "call_Qm3vX8pL2nR7tY4w", "type": "function",
+                       "function": {"name": "list_dir", "arguments": ""}})
+        + "".join(calls(C, M, {"index": 0, "function": {"arguments": a}}) for a in first)
+        + calls(C, M, {"index": 1, "id": "call_Hk9sD1fG6jB3cV5z", "type": "function",
+                       "function": {"name": "read_file", "arguments": ""}})
+        + "".join(calls(C, M, {"index": 1, "function": {"arguments": a}}) for a in second)
+        + finish(C, M, "tool_calls", prompt=356, completion=58, cached=0))
+both = result("".join(text), [call("call_Qm3vX8pL2nR7tY4w", "list_dir", "".join(first)),
+                              call("call_Hk9sD1fG6jB3cV5z", "read_file", "".join(second))])
+write("openai-gateway-parallel-calls",
+      "An OpenAI-compatible gateway with native parallel tool calls: text, then two calls one "
+      "after the other (index 0 then 1), the usage chunk last.",
+      req(M, "list_dir", "read_file"), body, both, both)
+
+
 def completion(cid: str, model: str, message: dict[str, Any], reason: str) -> str:
     return json.dumps({"id": cid, "object": "chat.completion", "created": CREATED,
                        "model": model, "choices": [{"index": 0, "message": message,

@@ -1,5 +1,5 @@
 """End to end: the official ``anthropic`` SDK -> AnthropicMiddleware -> ToolCallMiddleware ->
-every recorded upstream in sse_logs/ (and the native ones in recordings/), in both
+every recorded upstream in sse_logs/ (the native ones are its ``openai-*``), in both
 ``messages.stream`` and ``messages.create``.
 
 The Anthropic request is built from the recording's own request (its tools, its model reached
@@ -29,8 +29,7 @@ from .helpers import TOOL_ID, sdk_client
 pytestmark = pytest.mark.anyio
 
 STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
-NATIVE = Path(__file__).parent / "recordings"  # native tool_calls upstreams
-RECORDINGS = sorted([*logs_dir().glob("*.log"), *NATIVE.glob("*.log")])
+RECORDINGS = sorted(logs_dir().glob("*.log"))
 ANSWERS = [p for p in RECORDINGS if "tool_calls" in (Recording.load(p).expected or {})]
 ERRORS = [p for p in RECORDINGS if (Recording.load(p).expected or {}).get("status", 200) >= 400]
 
@@ -221,7 +220,7 @@ async def test_multi_turn_kimi_round_trip_through_the_core() -> None:
 
 
 async def test_usage_of_a_recorded_native_upstream() -> None:
-    recording = Recording.load(NATIVE / "native-deepseek-reasoning-call.log")
+    recording = Recording.load(logs_dir() / "openai-deepseek-reasoning-call.log")
     message, _ = await ask(recording, stream=True)
     usage = message.usage
     assert (usage.input_tokens, usage.cache_read_input_tokens, usage.output_tokens) == (44, 768, 41)
