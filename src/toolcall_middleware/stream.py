@@ -76,10 +76,6 @@ class SSEStreamRewriter:
         # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
         self._tentative: list[tuple[bytes, bytes]] = []
 
-    @property
-    def failed(self) -> bool:
-        return self._failed
-
     def feed(self, body: bytes) -> bytes:
         if self._failed:
             return body
