@@ -9,6 +9,7 @@ unchanged so the caller can forward the original bytes.
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,15 @@ from .parsers import ToolCallParser
 
 Chunk = dict[str, Any]
 ParserFactory = Callable[[], ToolCallParser]
+#: A text already fed to the parser: its fields, the text, and the events it gave.
+Fed = tuple[tuple[str, ...], str, list[Event]]
+
+
+class NotTaken(enum.Enum):
+    NOT_TAKEN = enum.auto()
+
+
+NOT_TAKEN = NotTaken.NOT_TAKEN
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 _CONTENT = ("content",)
@@ -117,50 +127,29 @@ class ChoiceRewriter:
         self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = _CONTENT
 
-    def rewrite(self, choice: dict[str, Any]) -> list[dict[str, Any]] | None:
+    def rewrite(
+        self, choice: dict[str, Any], fed: Fed | None = None
+    ) -> list[dict[str, Any]] | None:
         """The output choices for one input choice, or ``None`` when it is unchanged.
 
-        May reuse ``choice`` itself (with a new delta) as the output.
+        May reuse ``choice`` itself (with a new delta) as the output. ``fed``: what ``text``
+        already made of the choice's one text (its delta is nothing else, no finish).
         """
         delta = choice.get("delta")
         if type(delta) is not dict:
             delta = {}
+        if fed is not None:
+            return self._rewrite_events(choice, delta, [fed], None)
         finish_reason = choice.get("finish_reason")
         fields, text = _only_text(delta) if finish_reason is None else _NO_TEXT
         if text is not None:
-            # The hot path: one text (one field, or both reasoning fields alike), no finish.
-            # Most deltas are plain text (echoed) or one piece of arguments.
-            events = self.parser.feed(text)
-            self._last_fields = fields
-            if not events and text:  # all of it was markup, or is held back: nothing to send
-                self.idle = False
-                self.text_only = self._count_text(text, events)
-                self._unchecked += len(text)
-                if self._unchecked >= CHECK_EVERY:
-                    self.exceeded = self._check_held()
-                return []
-            if len(events) == 1:
-                event = events[0]
-                if type(event) is Text and event.text == text:
-                    # Echoing, the parser holds nothing: text it held and never gave back
-                    # (lag > 0) was markup it dropped, so held events must not go out as sent.
-                    self.idle = True
-                    self.text_only = self.lag <= 0
-                    self.lag = 0
-                    return None
-                if type(event) is CallArgs:
-                    self.idle = self.text_only = False
-                    self.has_calls = True
-                    self.lag = -1
-                    self._unchecked += len(text)
-                    if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
-                        self.exceeded = self._check_held()
-                    entries = self.calls.arguments(event.fragment)
-                    if not entries:  # buffered: held until the choice ends
-                        return []
-                    choice["delta"] = {"tool_calls": entries}
-                    return [choice]
-            return self._rewrite_events(choice, delta, [(fields, text, events)], None)
+            result = self.text(fields, text)
+            if type(result) is tuple:
+                return self._rewrite_events(choice, delta, [result], None)
+            if not result:
+                return result  # unchanged (None), or nothing to send ([])
+            choice["delta"] = {"tool_calls": result}
+            return [choice]
         if len(delta) == 1 and finish_reason is None:
             native = delta.get("tool_calls")
             if type(native) is list and len(native) == 1:
@@ -182,6 +171,40 @@ class ChoiceRewriter:
             finish_reason,
         )
 
+    def text(self, fields: tuple[str, ...], text: str) -> list[Entry] | Fed | None:
+        """The hot path: a delta that is one text (one field, or both reasoning fields alike)
+        and no finish. Most deltas are plain text (echoed) or one piece of arguments.
+
+        ``None``: unchanged; a list: the ``tool_calls`` entries that replace the text (empty:
+        nothing to send); else what the parser made of it, for ``_rewrite_events``.
+        """
+        events = self.parser.feed(text)
+        self._last_fields = fields
+        if not events and text:  # all of it was markup, or is held back: nothing to send
+            self.idle = False
+            self.text_only = self._count_text(text, events)
+            self._unchecked += len(text)
+            if self._unchecked >= CHECK_EVERY:
+                self.exceeded = self._check_held()
+            return []
+        if len(events) == 1:
+            event = events[0]
+            if type(event) is Text and event.text == text:
+                if self.lag:
+                    self.text_only = self._echoed()
+                else:  # it held nothing before, so it holds nothing now
+                    self.idle = self.text_only = True
+                return None
+            if type(event) is CallArgs:
+                self.idle = self.text_only = False
+                self.has_calls = True
+                self.lag = -1
+                self._unchecked += len(text)
+                if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
+                    self.exceeded = self._check_held()
+                return self.calls.arguments(event.fragment)  # empty when buffered
+        return fields, text, events
+
     def _rewrite_events(
         self,
         choice: dict[str, Any],
@@ -197,12 +220,10 @@ class ChoiceRewriter:
             if self.native.active and any(type(e) is CallStart for e in events):
                 builder.tool_calls(self.native.finish())  # earlier native calls leave first
             builder.add(events, fields)
-            self.idle = _echoes(events, text)
-            if self.idle:
-                text_only = text_only and self.lag <= 0  # see the hot path above
-                self.lag = 0
+            if _echoes(events, text):
+                text_only = self._echoed() and text_only
             else:
-                unchanged = False
+                self.idle = unchanged = False
                 text_only = self._count_text(text, events) and text_only
         native = delta.get("tool_calls")
         if native:
@@ -241,6 +262,20 @@ class ChoiceRewriter:
         for _ in range(getattr(self.parser, "text_fallbacks", 0)):
             self._report.fallback("passed-as-text")
         return bool(entries)
+
+    def _echoed(self) -> bool:
+        """The parser gave back exactly the text it was fed: track idle and lag, and say
+        whether the rewrite stayed only text."""
+        if self.lag and getattr(self.parser, "held", 0):
+            # Not idle: it gave back what it held before and holds as much of the new text.
+            self.idle = False
+            return self.lag > 0
+        # It holds nothing: text it held and never gave back (lag > 0) was markup it dropped,
+        # so events held meanwhile must not go out as they came.
+        self.idle = True
+        text_only = self.lag <= 0
+        self.lag = 0
+        return text_only
 
     def _check_held(self) -> LimitExceeded | None:
         """Bound memory: unresolved markup, and arguments held for a call until it can go."""
@@ -409,10 +444,11 @@ class StreamRewriter:
                 max_held=self._max_held, report=self._report)
         return rewriter
 
-    def chunk(self, chunk: Chunk) -> list[Chunk] | None:
+    def chunk(self, chunk: Chunk, fed: Fed | None = None) -> list[Chunk] | None:
         """The chunks to send for ``chunk``: ``None`` means send it unchanged.
 
-        May reuse ``chunk`` itself as the (only) output.
+        May reuse ``chunk`` itself as the (only) output. ``fed``: what ``text`` already made
+        of this one-choice chunk's text.
         """
         choices = chunk.get("choices")
         if type(choices) is not list or not choices:
@@ -426,7 +462,7 @@ class StreamRewriter:
             rewriter = self._choices.get(choice.get("index", 0)) or self._choice(
                 choice.get("index", 0)
             )
-            out = rewriter.rewrite(choice)
+            out = rewriter.rewrite(choice, fed)
             self.text_only = rewriter.text_only
             self.exceeded = rewriter.exceeded
             if len(self._choices) == 1:
@@ -454,6 +490,24 @@ class StreamRewriter:
             outputs.extend([choice] if out is None else out)
         self._update_state()
         return self._spread(chunk, outputs) if changed else None
+
+    def text(self, meta: Chunk, index: int, fields: tuple[str, ...], text: str
+             ) -> list[Entry] | Fed | NotTaken | None:
+        """``ChoiceRewriter.text`` for a one-choice chunk of one text (and no finish) that was
+        not decoded; ``meta``: the chunk's other keys. ``NOT_TAKEN`` (nothing was fed) unless
+        the stream has this one choice: the chunk must then be decoded and go to ``chunk``.
+        """
+        choices = self._choices
+        rewriter = choices.get(index)
+        if rewriter is None or len(choices) != 1:
+            return NOT_TAKEN
+        self._last = meta
+        result = rewriter.text(fields, text)
+        self.text_only = rewriter.text_only
+        self.exceeded = rewriter.exceeded
+        self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
+        self.has_calls = rewriter.has_calls
+        return result
 
     def _spread(self, chunk: Chunk, outputs: list[dict[str, Any]]) -> list[Chunk]:
         """One chunk per output choice, each with the upstream metadata; usage on the last."""

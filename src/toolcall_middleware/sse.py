@@ -52,23 +52,24 @@ class SSEDecoder:
     """Bytes in, whole events out. ``newline`` is the line ending the stream itself uses."""
 
     def __init__(self) -> None:
-        self._buffer = b""
+        #: The start of an event not complete yet.
+        self.pending = b""
         self.newline = b"\n"
         self._newline_known = False
 
     @property
     def buffered(self) -> int:
-        return len(self._buffer)
+        return len(self.pending)
 
     @property
     def at_boundary(self) -> bool:
         """Nothing is buffered and the stream's line ending is known to be ``\\n``."""
-        return not self._buffer and self._newline_known and self.newline == b"\n"
+        return not self.pending and self._newline_known and self.newline == b"\n"
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        if not self._buffer and self._newline_known and _is_one_data_line(chunk):
+        if not self.pending and self._newline_known and _is_one_data_line(chunk):
             return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
-        buf = self._buffer + chunk if self._buffer else chunk
+        buf = self.pending + chunk if self.pending else chunk
         if not self._newline_known:
             self._learn_newline(buf)
         events: list[SSEEvent] = []
@@ -80,12 +81,12 @@ class SSEDecoder:
                 break
             events.append(parse_event(buf[start:end]))
             start = end
-        self._buffer = buf[start:]
+        self.pending = buf[start:]
         return events
 
     def close(self) -> list[SSEEvent]:
         """End of stream: an unterminated last event is still delivered (nothing is lost)."""
-        rest, self._buffer = self._buffer, b""
+        rest, self.pending = self.pending, b""
         return [parse_event(rest)] if rest else []
 
     def _learn_newline(self, buf: bytes) -> None:

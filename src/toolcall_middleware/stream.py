@@ -19,14 +19,17 @@ import orjson
 
 from .calls import LimitExceeded
 from .metrics import NULL_REPORT, Report
-from .rewrite import Chunk, StreamRewriter
+from .rewrite import NOT_TAKEN, Chunk, StreamRewriter
 from .sse import SSEDecoder, SSEEvent, encode_event
+from .template import ChunkTemplate, one_text_choice
 
 logger = logging.getLogger("toolcall_middleware")
 
 DONE = b"[DONE]"
 #: Events held at most while held-back text is unresolved; past it the rewritten form is sent.
 MAX_TENTATIVE_EVENTS = 64
+#: Chunks a stream may try to learn a template from (each try re-encodes one chunk).
+TEMPLATE_TRIES = 16
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
@@ -62,6 +65,10 @@ class SSEStreamRewriter:
     ) -> None:
         self.rewriter = rewriter
         self._patterns = None if triggers is None else trigger_patterns(triggers)
+        self._triggers = triggers
+        self._template: ChunkTemplate | None = None
+        # Debug capture needs every chunk as a dict: no undecoded path then.
+        self._template_tries = 0 if capture is not None else TEMPLATE_TRIES
         self._event_end = b"\n\n"  # a blank line in the stream's own line ending
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
@@ -77,6 +84,16 @@ class SSEStreamRewriter:
         self._tentative: list[tuple[bytes, bytes]] = []
 
     def feed(self, body: bytes) -> bytes:
+        template = self._template  # None once the stream failed or ended
+        if (
+            template is not None
+            and body.endswith(template.tail)
+            and body.startswith(template.head)
+            and not self._decoder.pending
+        ):
+            out = self._templated(body, template)
+            if out is not None:
+                return out
         if self._failed:
             return body
         if self.ended:
@@ -126,7 +143,6 @@ class SSEStreamRewriter:
 
     def _data(self, raw: bytes, data: bytes | None, fields: tuple[bytes, ...]) -> bytes:
         """The bytes to send now for one event (``raw``) whose data field is ``data``."""
-        tentative = self._tentative
         if data is None or data[:1] != b"{":
             if data == DONE:
                 self._done = True
@@ -138,24 +154,36 @@ class SSEStreamRewriter:
             return self._settle(raw, raw, text_only=True)
         if type(chunk) is not dict:
             return self._settle(raw, raw, text_only=True)
-        rewriter = self.rewriter
-        was_lagging = not tentative and rewriter.lagging
+        if self._template_tries and self._decoder.newline == b"\n":
+            self._learn(data, chunk)
+        was_lagging = not self._tentative and self.rewriter.lagging
         try:
-            chunks = rewriter.chunk(chunk)
+            chunks = self.rewriter.chunk(chunk)
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
             return self._fail(raw)
-        if self._capture is not None and not rewriter.text_only:
+        if self._capture is not None and not self.rewriter.text_only:
             self._capture(data, chunks or [])
+        return self._send(raw, chunks, fields, was_lagging)
+
+    def _send(
+        self, raw: bytes, chunks: list[Chunk] | None, fields: tuple[bytes, ...], was_lagging: bool
+    ) -> bytes:
+        """What goes out for the event ``raw`` that the rewrite turned into ``chunks``."""
         if chunks is None:
-            if not tentative and rewriter.exceeded is None:
-                return raw
             rewritten = raw
         elif len(chunks) == 1 and not fields:
             rewritten = b"data: " + orjson.dumps(chunks[0]) + self._event_end
         else:
             rewritten = self._encode(chunks, fields)
+        return self._sent(raw, rewritten, was_lagging)
+
+    def _sent(self, raw: bytes, rewritten: bytes, was_lagging: bool) -> bytes:
+        rewriter = self.rewriter
+        tentative = self._tentative
+        if rewritten is raw and not tentative and rewriter.exceeded is None:
+            return raw
         if rewriter.exceeded is not None:  # what came before the held data still goes
             return self._release(original=False) + rewritten + self._limit(rewriter.exceeded)
         if not rewriter.text_only:
@@ -164,17 +192,67 @@ class SSEStreamRewriter:
             return self._release(original=False) + rewritten if tentative else rewritten
         return self._settle(raw, rewritten, text_only=not was_lagging)
 
+    def _learn(self, data: bytes, chunk: Chunk) -> None:
+        """Take this chunk's template if it is a one-text chunk the template does not cover."""
+        template = self._template
+        if template is not None and data.startswith(template.prefix):
+            return  # it holds: this chunk was cut across reads, or is not one text
+        text_choice = one_text_choice(chunk)
+        if text_choice is not None:
+            self._template_tries -= 1
+            self._template = ChunkTemplate.learn(data, chunk, *text_choice) or template
+
+    def _templated(self, body: bytes, template: ChunkTemplate) -> bytes | None:
+        """One whole event matching the stream's template, or ``None`` (nothing done) when its
+        delta is not one text or the stream's state needs the decoded chunk."""
+        found = template.text(body)
+        if found is None:
+            return None
+        fields, value = found
+        try:
+            text = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+        if type(text) is not str:
+            return None
+        rewriter = self.rewriter
+        triggers = self._triggers
+        if triggers is not None and rewriter.idle and not self._tentative:
+            for char in triggers:
+                if char in text:
+                    break
+            else:
+                return body  # the parser would just echo it
+        was_lagging = not self._tentative and rewriter.lagging
+        try:
+            result = rewriter.text(template.meta, template.index, fields, text)
+            if result is NOT_TAKEN:
+                return None
+            if type(result) is tuple:  # more than text or arguments: the general path
+                return self._send(body, rewriter.chunk(orjson.loads(body[6:-2]), result), (),
+                                  was_lagging)
+        except LimitExceeded as exc:
+            return self._limit(exc)
+        except Exception:
+            return self._fail(body)
+        if result is None:
+            return self._sent(body, body, was_lagging)
+        if not result:
+            return self._sent(body, b"", was_lagging)
+        return self._sent(body, template.tool_calls_head + orjson.dumps(result) + template.tail,
+                          was_lagging)
+
     def _unchanging(self, raw: bytes) -> bool:
         """Whether these events certainly pass unchanged, judged without decoding them."""
         assert self._patterns is not None
         if not self.rewriter.idle or raw.endswith(b"[DONE]\n\n"):
             return False
+        if self._template is None and self._template_tries:
+            return False  # decode it: it may give the template that is faster still
         for pattern in self._patterns:
             if pattern in raw:
                 return False
-        if not self.rewriter.has_calls:
-            return True
-        # A finish_reason may have to become "tool_calls": all of them must be null.
+        # A finish ends its choice (and may have to become "tool_calls"): all must be null.
         finishes = raw.count(b'"finish_reason"')
         return not finishes or finishes == raw.count(b'"finish_reason":null') + raw.count(
             b'"finish_reason": null'
@@ -226,6 +304,7 @@ class SSEStreamRewriter:
         logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
         self._report.fallback("rewrite-error")
         self._failed = True
+        self._template = None
         return self._release(original=True) + raw
 
     def _limit(self, exc: LimitExceeded) -> bytes:
@@ -233,6 +312,7 @@ class SSEStreamRewriter:
         logger.warning("ending a stream: %s", exc)
         self._report.fallback("limit-exceeded")
         self.ended = True
+        self._template = None
         if not self.changed:
             self._first_change()
         newline = self._decoder.newline

@@ -1,0 +1,102 @@
+"""Chunk templates: reading and rewriting the usual streamed event without decoding it.
+
+A server streams a response as chunks that differ only in their delta's text: the same id,
+created, model and choice index, and a null ``finish_reason``. Once such a chunk was decoded and
+found to be exactly in orjson's compact form, its bytes before the delta's members (the head,
+through ``"delta":{``) and after them (the tail) make a template. A later event that is the
+head, one text member list and the tail is that same chunk with another text: JSON members can
+be swapped for other complete members without changing how the rest parses. So it can be read
+by slicing, and rewritten as head + new members + tail, which is byte-for-byte what decoding,
+rewriting and re-encoding it with orjson would give.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+_CONTENT = ("content",)
+_REASONING = ("reasoning",)
+_REASONING_CONTENT = ("reasoning_content",)
+#: Both reasoning fields with one text; the order ``rewrite._only_text`` gives them in.
+_BOTH_REASONING = ("reasoning_content", "reasoning")
+_DELTA = b'"delta":'
+
+
+class ChunkTemplate:
+    """The bytes around the delta members of one stream's text chunks (SSE framing included)."""
+
+    __slots__ = (
+        "_head_size", "_tail_size", "head", "index", "meta", "prefix", "tail", "tool_calls_head",
+    )
+
+    def __init__(self, head: bytes, tail: bytes, index: int, meta: dict[str, Any]) -> None:
+        self.head = head
+        self.tail = tail
+        self.index = index
+        #: The chunk's keys other than ``choices``: the metadata chunks made for it carry.
+        self.meta = meta
+        self.tool_calls_head = head + b'"tool_calls":'
+        #: The head without its SSE framing: how the chunk's data begins.
+        self.prefix = head[len(b"data: ") :]
+        self._head_size = len(head)
+        self._tail_size = len(tail)
+
+    @classmethod
+    def learn(
+        cls, data: bytes, chunk: dict[str, Any], index: int, delta: dict[str, Any]
+    ) -> ChunkTemplate | None:
+        """The template of ``data``, decoded as ``chunk`` (not yet rewritten) whose one choice
+        has this ``index`` and text ``delta`` (see ``one_text_choice``), when ``data`` is in
+        orjson's compact form."""
+        if orjson.dumps(chunk) != data:
+            return None
+        members = _DELTA + orjson.dumps(delta)
+        at = data.find(members)
+        # Found once in a canonical document: it is the choice's delta, not a lookalike.
+        if at < 0 or data.find(members, at + 1) >= 0:
+            return None
+        head = b"data: " + data[: at + len(_DELTA) + 1]
+        tail = data[at + len(members) - 1 :] + b"\n\n"
+        meta = {k: v for k, v in chunk.items() if k != "choices"}
+        return cls(head, tail, index, meta)
+
+    def text(self, body: bytes) -> tuple[tuple[str, ...], bytes] | None:
+        """For a body that starts with the head and ends with the tail: the text fields (as
+        ``rewrite._only_text`` names them) and their raw JSON value when the members are one
+        text; else ``None``. The value is one JSON string only if it decodes as one."""
+        start, end = self._head_size, len(body) - self._tail_size
+        if body.startswith(b'"reasoning":', start):
+            value, both, second = body[start + 12 : end].partition(b',"reasoning_content":')
+            if not both:
+                return _REASONING, value
+        elif body.startswith(b'"content":', start):
+            return _CONTENT, body[start + 10 : end]
+        elif body.startswith(b'"reasoning_content":', start):
+            value, both, second = body[start + 20 : end].partition(b',"reasoning":')
+            if not both:
+                return _REASONING_CONTENT, value
+        else:
+            return None
+        # Both reasoning fields: one text only when both carry the same bytes. (The separator
+        # cannot occur inside a JSON string, where every quote is escaped.)
+        return (_BOTH_REASONING, value) if value == second else None
+
+
+def one_text_choice(chunk: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    """``(index, delta)`` of a chunk with one choice, no finish and no usage, whose delta is
+    some text (which text shapes a template reads is ``ChunkTemplate.text``'s business)."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or "usage" in chunk:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("finish_reason") is not None:
+        return None
+    index, delta = choice.get("index", 0), choice.get("delta")
+    if type(index) is not int or type(delta) is not dict or not 0 < len(delta) <= 2:
+        return None
+    for value in delta.values():
+        if type(value) is not str:
+            return None
+    return index, delta
