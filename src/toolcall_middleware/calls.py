@@ -161,6 +161,9 @@ class ToolCallAssembler:
             out.append(self._header(call))
         return out
 
+    def is_open(self, key: Hashable = TEXT) -> bool:
+        return key in self._open
+
     def set_id(self, key: Hashable, call_id: str) -> None:
         """An id that arrived after the call began: used if the call has not left yet."""
         call = self._open.get(key)

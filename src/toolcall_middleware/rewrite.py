@@ -195,14 +195,23 @@ class ChoiceRewriter:
                 else:  # it held nothing before, so it holds nothing now
                     self.idle = self.text_only = True
                 return None
+            # One call event: its entry replaces the text (none when buffered).
             if type(event) is CallArgs:
-                self.idle = self.text_only = False
-                self.has_calls = True
-                self.lag = -1
-                self._unchecked += len(text)
-                if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
-                    self.exceeded = self._check_held()
-                return self.calls.arguments(event.fragment)  # empty when buffered
+                entries = self.calls.arguments(event.fragment)
+            elif type(event) is CallEnd:
+                entries = self.calls.end()  # "{}" for a call that had no arguments
+            elif type(event) is CallStart and not self.native.active \
+                    and not self.calls.is_open():
+                entries = self.calls.start(event.name, event.id)
+            else:
+                return fields, text, events
+            self.idle = self.text_only = False
+            self.has_calls = True
+            self.lag = -1
+            self._unchecked += len(text)
+            if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
+                self.exceeded = self._check_held()
+            return entries
         return fields, text, events
 
     def _rewrite_events(

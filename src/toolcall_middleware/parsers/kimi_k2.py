@@ -105,15 +105,14 @@ class KimiK2Parser:
         if not self._pending and "<" not in text:
             if self._state is _State.TEXT:
                 return [Text(text)] if text else []
-            if (
-                self._state is _State.ARGS
-                and self._args_started
-                and not self._held_space
-                and self._deferred is None
-                and text
-                and not text[-1].isspace()
-            ):
-                return [CallArgs(text)]
+            if self._state is _State.ARGS and self._args_started and self._deferred is None:
+                if self._held_space:
+                    text, self._held_space = self._held_space + text, ""
+                if text[-1:].isspace():  # held: it may be the template's before the end marker
+                    body = text.rstrip()
+                    self._held_space = text[len(body) :]
+                    text = body
+                return [CallArgs(text)] if text else []
         buf = self._pending + text if self._pending else text
         out: list[Event] = []
         pos = 0
