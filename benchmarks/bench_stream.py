@@ -141,6 +141,22 @@ def timed(run: Callable[[], Any], repeat: int) -> float:
     return best
 
 
+def timed_in_loop(app: Callable[..., Any], repeat: int) -> float:
+    """Best time of ``repeat`` requests through ``app``, each timed inside one running event
+    loop: starting a loop is not part of any request's cost."""
+
+    async def runs() -> float:
+        best = float("inf")
+        for _ in range(repeat):
+            gc.collect()
+            start = time.perf_counter()
+            await drive(app)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    return anyio.run(runs)
+
+
 def orjson_floor(events: list[bytes]) -> None:
     loads, dumps = orjson.loads, orjson.dumps
     for event in events:
@@ -153,8 +169,8 @@ def measure(deltas: int, provider: str, events: list[bytes] | None = None) -> di
     app = upstream(events)
     middleware = ToolCallMiddleware(app, provider=provider)
     out = {
-        "middleware": timed(lambda: anyio.run(drive, middleware), repeat),
-        "passthrough": timed(lambda: anyio.run(drive, passthrough(app)), repeat),
+        "middleware": timed_in_loop(middleware, repeat),
+        "passthrough": timed_in_loop(passthrough(app), repeat),
         "orjson": timed(lambda: orjson_floor(events), repeat),
     }
     return {k: v / deltas * 1e6 for k, v in out.items()}

@@ -242,8 +242,11 @@ class Responder:
         stream = self._stream
         if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
             body = message.get("body", b"")
-            more = message.get("more_body", False)
             out = stream.feed(body)
+            more = message.get("more_body", False)
+            if out is body and more and self._tap is None:
+                await self._send(message)  # nothing changed: the upstream's own message
+                return
             if stream.ended:  # a limit: the response ends here, the rest is discarded
                 more = False
                 self._stream, self._done_stream = None, stream

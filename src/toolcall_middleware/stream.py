@@ -237,10 +237,11 @@ class SSEStreamRewriter:
             return self._fail(body)
         if result is None:
             return self._sent(body, body, was_lagging)
-        if not result:
-            return self._sent(body, b"", was_lagging)
-        return self._sent(body, template.tool_calls_head + orjson.dumps(result) + template.tail,
-                          was_lagging)
+        out = template.tool_calls_head + orjson.dumps(result) + template.tail if result else b""
+        if self.changed and not self._tentative and rewriter.exceeded is None \
+                and not rewriter.text_only:
+            return out  # what _sent would say, in the usual case of a call streaming
+        return self._sent(body, out, was_lagging)
 
     def _unchanging(self, raw: bytes) -> bool:
         """Whether these events certainly pass unchanged, judged without decoding them."""
