@@ -35,6 +35,9 @@ class _State(enum.IntEnum):
     ARGS = 3
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _SECTION, _HEADER, _ARGS = _State
+
 # Indexed by state: a tuple, because hashing an enum member runs Python code on every lookup.
 _SEARCH = (
     MarkerSearch((*SECTION_BEGIN, CALL_BEGIN)),
@@ -78,7 +81,7 @@ class KimiK2Parser:
 
     def __init__(self, context: ParserContext) -> None:
         self._context = context
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._in_section = False  # False: a call opened without a section marker
         self._pending = ""  # a possible marker prefix, not yet resolved
         self._header = ""
@@ -103,9 +106,9 @@ class KimiK2Parser:
     def feed(self, text: str) -> list[Event]:
         # Fast paths for the two states nearly every delta finds the parser in.
         if not self._pending and "<" not in text:
-            if self._state is _State.TEXT:
+            if self._state is _TEXT:
                 return [Text(text)] if text else []
-            if self._state is _State.ARGS and self._args_started and self._deferred is None:
+            if self._state is _ARGS and self._args_started and self._deferred is None:
                 if self._held_space:
                     text, self._held_space = self._held_space + text, ""
                 if text[-1:].isspace():  # held: it may be the template's before the end marker
@@ -132,14 +135,14 @@ class KimiK2Parser:
         out: list[Event] = []
         pending, self._pending = self._pending, ""
         self._consume(pending, out)
-        if self._state is _State.HEADER:
+        if self._state is _HEADER:
             # Cut off before the arguments began: not a call, so the model's text it stays.
             out.append(Text(CALL_BEGIN + self._header))
             self._header = ""
             self.text_fallbacks += 1
-        elif self._state is _State.ARGS:
+        elif self._state is _ARGS:
             self._end_call(out)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._in_section = False
         return out
 
@@ -147,43 +150,43 @@ class KimiK2Parser:
         if not segment:
             return
         state = self._state
-        if state is _State.TEXT:
+        if state is _TEXT:
             out.append(Text(segment))
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             self._add_arguments(segment, out)
-        elif state is _State.HEADER:
+        elif state is _HEADER:
             self._header += segment
-        # _State.SECTION: whitespace and noise between calls are template framing.
+        # _SECTION: whitespace and noise between calls are template framing.
 
     def _on_marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
         if marker == CALL_BEGIN:
-            if state is _State.HEADER:
+            if state is _HEADER:
                 self._start_call(out)
                 self._end_call(out)
-            elif state is _State.ARGS:
+            elif state is _ARGS:
                 self._end_call(out)
-            elif state is _State.TEXT:
+            elif state is _TEXT:
                 self._in_section = False
             self._header = ""
-            self._state = _State.HEADER
+            self._state = _HEADER
         elif marker == ARGUMENT_BEGIN:  # only searched for in HEADER
             self._start_call(out)
-            self._state = _State.ARGS
+            self._state = _ARGS
         elif marker == CALL_END_MARKER:  # only searched for in HEADER and ARGS
-            if state is _State.HEADER:
+            if state is _HEADER:
                 self._start_call(out)
             self._end_call(out)
-            self._state = _State.SECTION if self._in_section else _State.TEXT
+            self._state = _SECTION if self._in_section else _TEXT
         elif marker in SECTION_END:
-            if state is _State.HEADER:
+            if state is _HEADER:
                 self._start_call(out)
-            if state in (_State.HEADER, _State.ARGS):
+            if state in (_HEADER, _ARGS):
                 self._end_call(out)
-            self._state = _State.TEXT
+            self._state = _TEXT
             self._in_section = False
         else:  # a section begins (again)
-            self._state = _State.SECTION
+            self._state = _SECTION
             self._in_section = True
 
     def _start_call(self, out: list[Event]) -> None:
