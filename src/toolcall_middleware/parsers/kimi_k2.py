@@ -46,6 +46,9 @@ _SEARCH = (
     MarkerSearch((CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
 )
 
+#: The markers each state looks for, to take a delta that is exactly one without searching.
+_WHOLE_MARKERS = tuple(frozenset(search.markers) for search in _SEARCH)
+
 
 def name_from_call_id(call_id: str, context: ParserContext) -> str | None:
     """The function name a Kimi call id carries, or ``None`` when the id does not say.
@@ -104,20 +107,26 @@ class KimiK2Parser:
         return self._deferred_size
 
     def feed(self, text: str) -> list[Event]:
-        # Fast paths for the two states nearly every delta finds the parser in.
-        if not self._pending and "<" not in text:
-            if self._state is _TEXT:
-                return [Text(text)] if text else []
-            if self._state is _ARGS and self._args_started and self._deferred is None:
-                if self._held_space:
-                    text, self._held_space = self._held_space + text, ""
-                if text[-1:].isspace():  # held: it may be the template's before the end marker
-                    body = text.rstrip()
-                    self._held_space = text[len(body) :]
-                    text = body
-                return [CallArgs(text)] if text else []
-        buf = self._pending + text if self._pending else text
         out: list[Event] = []
+        if not self._pending:
+            if "<" not in text:  # no marker can start here
+                # Fast paths for the two states nearly every delta finds the parser in.
+                if self._state is _TEXT:
+                    return [Text(text)] if text else out
+                if self._state is _ARGS and self._args_started and self._deferred is None:
+                    if self._held_space:
+                        text, self._held_space = self._held_space + text, ""
+                    if text[-1:].isspace():  # held: it may be template space before the end
+                        body = text.rstrip()
+                        self._held_space = text[len(body) :]
+                        text = body
+                    return [CallArgs(text)] if text else out
+                self._consume(text, out)
+                return out
+            if text in _WHOLE_MARKERS[self._state]:  # servers send a special token per delta
+                self._on_marker(text, out)
+                return out
+        buf = self._pending + text if self._pending else text
         pos = 0
         while True:
             search = _SEARCH[self._state]
