@@ -238,14 +238,17 @@ class Responder:
         return stream.rewriter.tool_call_count if stream else self._json_calls
 
     async def send(self, message: Message) -> None:
-        kind = message["type"]
         stream = self._stream
-        if stream is not None and kind == "http.response.body":  # the SSE hot path, inline
+        if stream is not None and message["type"] == "http.response.body":  # the SSE hot path
             body = message.get("body", b"")
             out = stream.feed(body)
             more = message.get("more_body", False)
-            if out is body and more and self._tap is None:
-                await self._send(message)  # nothing changed: the upstream's own message
+            if more and self._tap is None and not stream.ended:  # mid-stream, as most are
+                if out is body:
+                    await self._send(message)  # nothing changed: the upstream's own message
+                elif out:
+                    await self._send({"type": "http.response.body", "body": out,
+                                      "more_body": True})
                 return
             if stream.ended:  # a limit: the response ends here, the rest is discarded
                 more = False
@@ -260,6 +263,7 @@ class Responder:
             elif out or not more:
                 await self._send({"type": "http.response.body", "body": out, "more_body": more})
             return
+        kind = message["type"]
         if kind == "http.response.start":
             await self._on_start(message)
         elif kind == "http.response.body" and self._mode != "pass":
