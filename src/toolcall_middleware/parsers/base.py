@@ -114,10 +114,18 @@ class MarkerSearch:
         if not ordered or not all(ordered):
             raise ValueError("markers must be non-empty strings")
         self.markers = tuple(ordered)
+        self.marker_set = frozenset(ordered)
         self._pattern = re.compile("|".join(re.escape(m) for m in ordered))
         self._prefixes = frozenset(m[:i] for m in ordered for i in range(1, len(m)))
         self._window = max(map(len, ordered)) - 1
         self._first_chars = "".join(sorted({m[0] for m in ordered}))
+
+    def could_start_in(self, text: str) -> bool:
+        """Whether any marker could start in ``text``: its first character is there."""
+        for first in self._first_chars:  # noqa: SIM110 (a loop: any() costs a generator)
+            if first in text:
+                return True
+        return False
 
     def find(self, text: str, pos: int = 0) -> re.Match[str] | None:
         return self._pattern.search(text, pos)

@@ -67,10 +67,21 @@ class StreamParser:
         return 0
 
     def feed(self, text: str) -> list[Event]:
-        if not self._pending and self._is_plain_text(text):
-            return [Text(text)] if text else []
-        buf = self._pending + text if self._pending else text
         out: list[Event] = []
+        if not self._pending:
+            if self._is_plain_text(text):
+                return [Text(text)] if text else out
+            state = self._state
+            search = self._searches[state]
+            if search is not None and state:  # shortcuts of what _step would do
+                if not search.could_start_in(text):  # all of it is this state's text
+                    if text:
+                        self._segment(text, out)
+                    return out
+                if text in search.marker_set:  # servers send a special token per delta
+                    self._marker(text, out)
+                    return out
+        buf = self._pending + text if self._pending else text
         self._pending = buf[self._run(buf, out, final=False) :]
         return out
 
