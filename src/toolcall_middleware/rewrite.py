@@ -24,6 +24,8 @@ Chunk = dict[str, Any]
 ParserFactory = Callable[[], ToolCallParser]
 #: A text already fed to the parser: its fields, the text, and the events it gave.
 Fed = tuple[tuple[str, ...], str, list[Event]]
+#: An output delta.
+Delta = dict[str, Any]
 
 
 class NotTaken(enum.Enum):
@@ -146,9 +148,11 @@ class ChoiceRewriter:
             result = self.text(fields, text)
             if type(result) is tuple:
                 return self._rewrite_events(choice, delta, [result], None)
+            if result is None:
+                return None
             if not result:
-                return result  # unchanged (None), or nothing to send ([])
-            choice["delta"] = {"tool_calls": result}
+                return []  # nothing to send
+            choice["delta"] = result
             return [choice]
         if len(delta) == 1 and finish_reason is None:
             native = delta.get("tool_calls")
@@ -171,30 +175,31 @@ class ChoiceRewriter:
             finish_reason,
         )
 
-    def text(self, fields: tuple[str, ...], text: str) -> list[Entry] | Fed | None:
+    def text(self, fields: tuple[str, ...], text: str) -> Delta | Fed | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
         and no finish. Most deltas are plain text (echoed) or one piece of arguments.
 
-        ``None``: unchanged; a list: the ``tool_calls`` entries that replace the text (empty:
-        nothing to send); else what the parser made of it, for ``_rewrite_events``.
+        ``None``: unchanged; a dict: the delta that replaces it (empty: nothing to send);
+        else what the parser made of the text, for ``_rewrite_events``.
         """
         events = self.parser.feed(text)
         self._last_fields = fields
-        if not events and text:  # all of it was markup, or is held back: nothing to send
-            self.idle = False
-            self.text_only = self._count_text(text, events)
-            self._unchecked += len(text)
-            if self._unchecked >= CHECK_EVERY:
-                self.exceeded = self._check_held()
-            return []
         if len(events) == 1:
             event = events[0]
-            if type(event) is Text and event.text == text:
-                if self.lag:
-                    self.text_only = self._echoed()
-                else:  # it held nothing before, so it holds nothing now
-                    self.idle = self.text_only = True
-                return None
+            if type(event) is Text:
+                if event.text == text:
+                    if self.lag:
+                        self.text_only = self._echoed()
+                    else:  # it held nothing before, so it holds nothing now
+                        self.idle = self.text_only = True
+                    return None
+                # Text around markup, or held text given back: text in the same fields.
+                self.idle = False
+                self.text_only = self._count_text(text, events)
+                if not self.text_only:
+                    self.has_calls = True
+                self._count_fed(text)
+                return dict.fromkeys(fields, event.text)
             # One call event: its entry replaces the text (none when buffered).
             if type(event) is CallArgs:
                 entries = self.calls.arguments(event.fragment)
@@ -208,11 +213,19 @@ class ChoiceRewriter:
             self.idle = self.text_only = False
             self.has_calls = True
             self.lag = -1
-            self._unchecked += len(text)
-            if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it too
-                self.exceeded = self._check_held()
-            return entries
+            self._count_fed(text)
+            return {"tool_calls": entries} if entries else {}
+        if not events and text:  # all of it was markup, or is held back: nothing to send
+            self.idle = False
+            self.text_only = self._count_text(text, events)
+            self._count_fed(text)
+            return {}
         return fields, text, events
+
+    def _count_fed(self, text: str) -> None:
+        self._unchecked += len(text)
+        if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it
+            self.exceeded = self._check_held()
 
     def _rewrite_events(
         self,
@@ -501,7 +514,7 @@ class StreamRewriter:
         return self._spread(chunk, outputs) if changed else None
 
     def text(self, meta: Chunk, index: int, fields: tuple[str, ...], text: str
-             ) -> list[Entry] | Fed | NotTaken | None:
+             ) -> Delta | Fed | NotTaken | None:
         """``ChoiceRewriter.text`` for a one-choice chunk of one text (and no finish) that was
         not decoded; ``meta``: the chunk's other keys. ``NOT_TAKEN`` (nothing was fed) unless
         the stream has this one choice: the chunk must then be decoded and go to ``chunk``.

@@ -237,7 +237,7 @@ class SSEStreamRewriter:
             return self._fail(body)
         if result is None:
             return self._sent(body, body, was_lagging)
-        out = template.tool_calls_head + orjson.dumps(result) + template.tail if result else b""
+        out = template.delta_head + orjson.dumps(result) + template.delta_tail if result else b""
         if self.changed and not self._tentative and rewriter.exceeded is None \
                 and not rewriter.text_only:
             return out  # what _sent would say, in the usual case of a call streaming

@@ -28,7 +28,8 @@ class ChunkTemplate:
     """The bytes around the delta members of one stream's text chunks (SSE framing included)."""
 
     __slots__ = (
-        "_head_size", "_tail_size", "head", "index", "meta", "prefix", "tail", "tool_calls_head",
+        "_head_size", "_tail_size", "delta_head", "delta_tail", "head", "index", "meta", "prefix",
+        "tail",
     )
 
     def __init__(self, head: bytes, tail: bytes, index: int, meta: dict[str, Any]) -> None:
@@ -37,7 +38,9 @@ class ChunkTemplate:
         self.index = index
         #: The chunk's keys other than ``choices``: the metadata chunks made for it carry.
         self.meta = meta
-        self.tool_calls_head = head + b'"tool_calls":'
+        #: Around a whole new delta object: ``delta_head + orjson.dumps(delta) + delta_tail``.
+        self.delta_head = head[:-1]
+        self.delta_tail = tail[1:]
         #: The head without its SSE framing: how the chunk's data begins.
         self.prefix = head[len(b"data: ") :]
         self._head_size = len(head)
