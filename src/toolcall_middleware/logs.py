@@ -34,9 +34,21 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(out, default=str).decode()
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when a record comes, not as it was at setup (a
+    replaced or closed stream, as under a test runner, must not break logging later)."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+
 def configure_logging(level: str) -> None:
     """JSON lines on stderr for the ``toolcall_middleware`` loggers (uvicorn keeps its own)."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(JsonFormatter())
     logger = logging.getLogger("toolcall_middleware")
     logger.handlers[:] = [handler]
