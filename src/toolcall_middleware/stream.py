@@ -4,6 +4,8 @@ Events the rewrite leaves alone, comments, keep-alives and ``data: [DONE]`` go o
 bytes that came in. When a parser holds back a possible marker prefix (a ``<`` at the end of a
 delta) that then turns out to be plain text, the events involved are held and sent as their
 original bytes, so a stream without tool-call markup leaves byte-for-byte as it came.
+Most events are read and written without decoding them, through the stream's chunk template
+(see ``template.py``); the bytes sent are the same either way.
 Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed. If the
 rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
 a client's stream down. If held-back data passes a configured cap, the client gets an OpenAI
@@ -67,7 +69,7 @@ class SSEStreamRewriter:
         self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._triggers = triggers
         self._template: ChunkTemplate | None = None
-        # Debug capture needs every chunk as a dict: no undecoded path then.
+        # Debug capture records the chunks of every event with calls: no templates then.
         self._template_tries = 0 if capture is not None else TEMPLATE_TRIES
         self._event_end = b"\n\n"  # a blank line in the stream's own line ending
         self._decoder = SSEDecoder()
