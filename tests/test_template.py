@@ -22,9 +22,10 @@ SB, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CB, AB, CE = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None, **meta: Any) -> dict[str, Any]:
+def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
+          **meta: Any) -> dict[str, Any]:
     return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 7, "model": "k2",
-            **meta, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+            **meta, "choices": [{"index": index, "delta": delta, "logprobs": None,
                                  "finish_reason": finish}]}
 
 
@@ -148,7 +149,8 @@ def events(draw: st.DrawFn) -> bytes:
         "finish": {},
     }[kind]
     meta = draw(st.sampled_from([{}, {}, {}, {"id": "chatcmpl-other"}, {"usage": None}]))
-    obj = chunk(delta, "stop" if kind == "finish" else None, **meta)
+    index = draw(st.sampled_from([0, 0, 0, 1]))  # n=2: servers send one choice per chunk
+    obj = chunk(delta, "stop" if kind == "finish" else None, index, **meta)
     form = draw(st.sampled_from(["compact", "compact", "compact", "spaced", "raw"]))
     if form == "raw":  # not JSON, or a comment: forwarded as it is
         return draw(st.sampled_from([b"data: {not json\n\n", b": ping\n\n", event(b"{}")]))

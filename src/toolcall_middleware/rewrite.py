@@ -549,7 +549,7 @@ class StreamRewriter:
         meta = self._metadata()
         chunks: list[Chunk] = []
         self.text_only = True
-        for index, rewriter in self._choices.items():
+        for index, rewriter in sorted(self._choices.items()):  # in index order, however made
             chunks.extend({**meta, "choices": [choice]} for choice in rewriter.finish(index))
             self.text_only = self.text_only and rewriter.text_only
         self._update_state()
