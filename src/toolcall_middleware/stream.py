@@ -230,7 +230,7 @@ class SSEStreamRewriter:
             result = rewriter.text(template.meta, template.index, fields, text)
             if result is NOT_TAKEN:
                 return None
-            if type(result) is tuple:  # more than text or arguments: the general path
+            if type(result) is tuple:  # more than one text or call event: the general path
                 return self._send(body, rewriter.chunk(orjson.loads(body[6:-2]), result), (),
                                   was_lagging)
         except LimitExceeded as exc:
