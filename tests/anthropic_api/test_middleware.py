@@ -530,3 +530,100 @@ def test_bad_file_options(file: dict[str, Any], message: str) -> None:
 
     with pytest.raises(ConfigError, match=message):
         AnthropicOptions.build({}, file)
+
+
+# --- upstream_fields --------------------------------------------------------------------------
+
+NO_SPECIAL = {"skip_special_tokens": False}
+
+
+async def test_upstream_fields_reach_a_streaming_upstream_request() -> None:
+    upstream = ScriptedApp([stream_reply(HELLO)])
+    app = AnthropicMiddleware(upstream, upstream_fields={**NO_SPECIAL, "chat_template_kwargs": {}})
+    response = await request(app, base_request(stream=True))
+    (body,) = upstream.upstream_bodies
+    assert body["skip_special_tokens"] is False and body["chat_template_kwargs"] == {}
+    # The translated fields are all still there.
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["messages"] == [{"role": "user", "content": "hi"}]
+    assert ("message_stop", {"type": "message_stop"}) in response.events()
+
+
+async def test_upstream_fields_reach_a_non_streaming_upstream_request() -> None:
+    upstream = ScriptedApp([json_reply(completion())])
+    app = AnthropicMiddleware(upstream, upstream_fields=NO_SPECIAL)
+    response = await request(app, base_request())
+    (body,) = upstream.upstream_bodies
+    assert body["skip_special_tokens"] is False and "stream" not in body
+    assert response.json()["content"] == [{"type": "text", "text": "Hello"}]
+
+
+async def test_upstream_fields_override_translated_values() -> None:
+    upstream = ScriptedApp([json_reply(completion())])
+    app = AnthropicMiddleware(
+        upstream,
+        model_map={"claude-*": "mapped-model"},
+        upstream_fields={"max_tokens": 64, "temperature": 0.2},
+    )
+    await request(app, base_request(temperature=1.0))
+    (body,) = upstream.upstream_bodies
+    assert (body["max_tokens"], body["temperature"]) == (64, 0.2)  # the request said 256, 1.0
+    assert body["model"] == "mapped-model"
+
+
+async def test_upstream_fields_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS", '{"skip_special_tokens": false}')
+    upstream = ScriptedApp([stream_reply(HELLO), stream_reply(HELLO)])
+    await request(AnthropicMiddleware(upstream), base_request(stream=True))
+    await request(AnthropicMiddleware(upstream, upstream_fields={"top_k": 5}), base_request())
+    env_body, keyword_body = upstream.upstream_bodies
+    assert env_body["skip_special_tokens"] is False
+    # A keyword value replaces the environment's object whole, like every option.
+    assert keyword_body["top_k"] == 5 and "skip_special_tokens" not in keyword_body
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{not json", "TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS is not valid JSON"),
+        ('["skip_special_tokens"]', "TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS must be an object"),
+        ("false", "TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS must be an object"),
+        (
+            '{"stream": false, "skip_special_tokens": false}',
+            r"TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS cannot set stream \(fields the Anthropic front",
+        ),
+        ('{"n": 2, "messages": []}', "UPSTREAM_FIELDS cannot set messages, n "),
+    ],
+)
+def test_bad_upstream_fields_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, message: str
+) -> None:
+    monkeypatch.setenv("TOOLCALL_ANTHROPIC_UPSTREAM_FIELDS", value)
+    with pytest.raises(ConfigError, match=message):
+        AnthropicMiddleware(ScriptedApp())
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("skip_special_tokens=false", "upstream_fields must be an object of request fields"),
+        ({"tools": []}, r"upstream_fields cannot set tools \("),
+        ({"stream_options": {"include_usage": False}}, "upstream_fields cannot set stream_options"),
+        ({"seed": {1, 2}}, "upstream_fields must hold JSON values under string keys"),
+        ({1: True}, "upstream_fields must hold JSON values under string keys"),
+    ],
+)
+def test_bad_upstream_fields_keyword(value: Any, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        AnthropicMiddleware(ScriptedApp(), upstream_fields=value)
+
+
+def test_upstream_fields_in_the_file_table() -> None:
+    from toolcall_middleware.anthropic import AnthropicOptions
+
+    options = AnthropicOptions.build({}, {"upstream_fields": NO_SPECIAL})
+    assert options.upstream_fields == NO_SPECIAL
+    with pytest.raises(ConfigError, match="upstream_fields must be an object"):
+        AnthropicOptions.build({}, {"upstream_fields": "skip_special_tokens"})
+    with pytest.raises(ConfigError, match="upstream_fields cannot set stream"):
+        AnthropicOptions.build({}, {"upstream_fields": {"stream": True}})

@@ -111,3 +111,38 @@ def test_a_bad_anthropic_table_stops_serve_at_start(
     config.write_text('anthropic = "claude"\n')
     with pytest.raises(ConfigError, match="must be a table"):
         load_serve_config({}, env={}, config_file=config)
+
+
+async def test_config_file_upstream_fields_reach_the_upstream(tmp_path: Path) -> None:
+    """The README's Claude Code setup for Kimi on vLLM: the [anthropic] table's
+    upstream_fields go out with the request, through ToolCallMiddleware and the proxy."""
+    config = tmp_path / "toolcall.toml"
+    config.write_text(
+        '[anthropic]\nmodel_map = { "claude-*" = "moonshotai/Kimi-K2-Instruct" }\n'
+        "upstream_fields = { skip_special_tokens = false }\n"
+    )
+    seen: list[httpx.Request] = []
+    serve = load_serve_config({"upstream": "http://model.test:8000"}, env={}, config_file=config)
+    client = sdk_client(create_proxy_app(serve, transport=upstream(seen)))
+    async with client.messages.stream(
+        model="claude-sonnet-4-6",
+        max_tokens=100,
+        messages=[{"role": "user", "content": "go"}],
+        tools=BASH,
+    ) as stream:
+        message = await stream.get_final_message()
+    assert [b.type for b in message.content] == ["thinking", "tool_use", "tool_use"]
+    (request,) = seen
+    sent = orjson.loads(request.content)
+    assert sent["skip_special_tokens"] is False and sent["stream"] is True
+    assert sent["model"] == "moonshotai/Kimi-K2-Instruct"
+
+
+def test_bad_upstream_fields_in_the_file_stop_serve_at_start(tmp_path: Path) -> None:
+    config = tmp_path / "toolcall.toml"
+    config.write_text('[anthropic]\nupstream_fields = "skip_special_tokens=false"\n')
+    with pytest.raises(ConfigError, match="upstream_fields must be an object"):
+        create_proxy_app(load_serve_config({}, env={}, config_file=config))
+    config.write_text("[anthropic]\nupstream_fields = { n = 2 }\n")
+    with pytest.raises(ConfigError, match=r"upstream_fields cannot set n \("):
+        create_proxy_app(load_serve_config({}, env={}, config_file=config))

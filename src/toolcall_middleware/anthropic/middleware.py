@@ -52,6 +52,8 @@ class AnthropicMiddleware:
     environment), ``ping_interval`` (seconds of silence before a ``ping``; 0 disables),
     ``thinking_history`` (``reasoning_content`` or ``drop``: what our thinking blocks become when
     sent back), ``buffer_tool_input`` (send each call's arguments whole, as valid JSON),
+    ``upstream_fields`` (fields set on every upstream request, such as
+    ``{"skip_special_tokens": False}``; a JSON object in the environment),
     ``messages_path``, ``upstream_path``, ``max_body_bytes``.
     """
 

@@ -12,12 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..config import ConfigError, _parse_mapping
 from .request import RequestOptions, ThinkingHistory
 
 ENV_PREFIX = "TOOLCALL_ANTHROPIC_"
 DEFAULT_PING_INTERVAL = 10.0  # seconds of upstream silence before a ping
 DEFAULT_MAX_BODY = 32 * 1024 * 1024  # Anthropic's own request limit for Messages
+#: Chat request fields ``upstream_fields`` may not set: the translation back depends on them.
+#: ``messages`` and ``tools`` carry the conversation and the tools the client can run;
+#: ``stream``, ``stream_options`` and ``n`` decide how the answer comes back (one choice,
+#: streamed or not, with usage). Any other field is the upstream's business.
+RESERVED_UPSTREAM_FIELDS = frozenset({"messages", "tools", "stream", "stream_options", "n"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +37,12 @@ class AnthropicOptions:
     max_body_bytes: int = DEFAULT_MAX_BODY
     #: Send each call's arguments whole and valid at the end of the call (see StreamTranslator).
     buffer_tool_input: bool = False
+    #: Set on every upstream chat request, over the translated values (see RequestOptions).
+    upstream_fields: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def request(self) -> RequestOptions:
-        return RequestOptions(self.model_map, self.thinking_history)
+        return RequestOptions(self.model_map, self.thinking_history, self.upstream_fields)
 
     @classmethod
     def build(
@@ -87,6 +96,9 @@ class AnthropicOptions:
             raise ConfigError("max_body_bytes must be a positive integer")
         if not isinstance(self.buffer_tool_input, bool):
             raise ConfigError("buffer_tool_input must be true or false")
+        problem = _upstream_fields_problem(self.upstream_fields)
+        if problem:
+            raise ConfigError(f"upstream_fields {problem}")
 
 
 def _model_map(raw: str) -> dict[str, str]:
@@ -112,6 +124,33 @@ def _thinking(raw: str) -> str:
     return raw
 
 
+def _upstream_fields(raw: str) -> dict[str, Any]:
+    var = ENV_PREFIX + "UPSTREAM_FIELDS"
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"{var} is not valid JSON: {exc}") from None
+    problem = _upstream_fields_problem(value)
+    if problem:
+        raise ConfigError(f"{var} {problem}")
+    return dict(value)
+
+
+def _upstream_fields_problem(value: Any) -> str | None:
+    """What is wrong with an ``upstream_fields`` value, or None."""
+    if not isinstance(value, Mapping):
+        return 'must be an object of request fields, like {"skip_special_tokens": false}'
+    reserved = sorted(RESERVED_UPSTREAM_FIELDS.intersection(value))
+    if reserved:
+        names = ", ".join(reserved)
+        return f"cannot set {names} (fields the Anthropic front builds from each request)"
+    try:
+        orjson.dumps(dict(value))
+    except orjson.JSONEncodeError as exc:
+        return f"must hold JSON values under string keys: {exc}"
+    return None
+
+
 _PARSERS: dict[str, Any] = {
     "model_map": _model_map,
     "ping_interval": _float,
@@ -120,4 +159,5 @@ _PARSERS: dict[str, Any] = {
     "upstream_path": str,
     "max_body_bytes": int,
     "buffer_tool_input": _bool,
+    "upstream_fields": _upstream_fields,
 }

@@ -36,6 +36,10 @@ class RequestOptions:
     model_map: Mapping[str, str] = field(default_factory=dict)
     #: What our own thinking blocks become when a client sends them back.
     thinking_history: ThinkingHistory = "reasoning_content"
+    #: Fields set on the upstream request after translation, so they win over translated
+    #: values of the same name (``{"skip_special_tokens": False}`` for vLLM). AnthropicOptions
+    #: refuses the ones the translation back depends on.
+    upstream_fields: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +116,7 @@ def translate_request(
     if stream and not count_only:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
+    body.update(options.upstream_fields)
     return ChatRequest(body, model, stream, stop_sequences, estimate_tokens(body))
 
 
