@@ -93,7 +93,7 @@ def test_only_one_choice_of_text_without_finish_or_usage_can_be_a_template(
     (b'"reasoning":"x"', (("reasoning",), b'"x"')),
     (b'"reasoning_content":"x"', (("reasoning_content",), b'"x"')),
     (b'"reasoning":"x\\"y","reasoning_content":"x\\"y"',
-     (("reasoning_content", "reasoning"), b'"x\\"y"')),
+     (("reasoning", "reasoning_content"), b'"x\\"y"')),
     (b'"reasoning_content":"x","reasoning":"x"', (("reasoning_content", "reasoning"), b'"x"')),
     (b'"reasoning":"x","reasoning_content":"y"', None),  # two texts: the general path
     (b'"role":"assistant","content":""', None),

@@ -35,6 +35,7 @@ class NotTaken(enum.Enum):
 NOT_TAKEN = NotTaken.NOT_TAKEN
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+_REASONING_FIRST = ("reasoning", "reasoning_content")
 _CONTENT = ("content",)
 
 #: Defaults of the ``max_held_bytes`` and ``max_buffered_bytes`` options.
@@ -353,17 +354,20 @@ def _only_text(delta: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
     elif size == 2:
         text = delta.get("reasoning")
         if type(text) is str and text == delta.get("reasoning_content"):
-            return REASONING_FIELDS, text
+            # In the delta's own order, which text deltas made for it keep.
+            return (REASONING_FIELDS if next(iter(delta)) == "reasoning_content"
+                    else _REASONING_FIRST), text
     return _NO_TEXT
 
 
 def _text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The text fields to parse, reasoning first; identical reasoning fields are parsed once.
+    """The text fields to parse, reasoning first (in the delta's order); identical reasoning
+    fields are parsed once.
 
     (The usual one-text delta never gets here: ``_only_text`` takes it on the hot path.)
     """
     channels: list[tuple[str, ...]] = []
-    reasoning = [f for f in REASONING_FIELDS if isinstance(delta.get(f), str)]
+    reasoning = [f for f in delta if f in REASONING_FIELDS and isinstance(delta[f], str)]
     if len(reasoning) == 2 and delta[reasoning[0]] != delta[reasoning[1]]:
         channels.extend((f,) for f in reasoning)
     elif reasoning:

@@ -19,8 +19,9 @@ import orjson
 _CONTENT = ("content",)
 _REASONING = ("reasoning",)
 _REASONING_CONTENT = ("reasoning_content",)
-#: Both reasoning fields with one text; the order ``rewrite._only_text`` gives them in.
-_BOTH_REASONING = ("reasoning_content", "reasoning")
+#: Both reasoning fields with one text, in the order they came (as ``rewrite._only_text``).
+_REASONING_FIRST = ("reasoning", "reasoning_content")
+_REASONING_CONTENT_FIRST = ("reasoning_content", "reasoning")
 _DELTA = b'"delta":'
 
 
@@ -74,17 +75,19 @@ class ChunkTemplate:
             value, both, second = body[start + 12 : end].partition(b',"reasoning_content":')
             if not both:
                 return _REASONING, value
+            fields = _REASONING_FIRST
         elif body.startswith(b'"content":', start):
             return _CONTENT, body[start + 10 : end]
         elif body.startswith(b'"reasoning_content":', start):
             value, both, second = body[start + 20 : end].partition(b',"reasoning":')
             if not both:
                 return _REASONING_CONTENT, value
+            fields = _REASONING_CONTENT_FIRST
         else:
             return None
         # Both reasoning fields: one text only when both carry the same bytes. (The separator
         # cannot occur inside a JSON string, where every quote is escaped.)
-        return (_BOTH_REASONING, value) if value == second else None
+        return (fields, value) if value == second else None
 
 
 def one_text_choice(chunk: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
