@@ -123,8 +123,8 @@ class ChoiceRewriter:
         #: The parser gave back exactly the last text it was fed: it sits in plain text with
         #: nothing held (see ``ToolCallParser.TRIGGERS``).
         self.idle = True
-        #: Tool-call markup or native entries were seen: the finish must be decoded, since
-        #: it may have to close or release calls (sticky; see ``SSEStreamRewriter``).
+        #: Tool-call markup or native entries were seen (sticky): a finish_reason
+        #: "tool_calls" with every call dropped becomes "stop".
         self.has_calls = False
         #: Held-back data passed a cap in the last rewrite (its output is still good to send).
         self.exceeded: LimitExceeded | None = None
@@ -444,7 +444,6 @@ class StreamRewriter:
         self.text_only = True
         self.idle = True
         self.lagging = False
-        self.has_calls = False
         #: A choice passed a memory cap: send this chunk's output, then end the stream.
         self.exceeded: LimitExceeded | None = None
 
@@ -458,7 +457,6 @@ class StreamRewriter:
         self.idle = all(c.idle for c in choices)
         #: Model text is held back: outputs so far differ from inputs by that text.
         self.lagging = any(c.lag for c in choices)
-        self.has_calls = any(c.has_calls for c in choices)
 
     def _choice(self, index: Any) -> ChoiceRewriter:
         if type(index) is not int:
@@ -493,7 +491,6 @@ class StreamRewriter:
             self.exceeded = rewriter.exceeded
             if len(self._choices) == 1:
                 self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
-                self.has_calls = rewriter.has_calls
             else:
                 self._update_state()
             if out is None:
@@ -532,7 +529,6 @@ class StreamRewriter:
         self.text_only = rewriter.text_only
         self.exceeded = rewriter.exceeded
         self.idle, self.lagging = rewriter.idle, rewriter.lag != 0
-        self.has_calls = rewriter.has_calls
         return result
 
     def _spread(self, chunk: Chunk, outputs: list[dict[str, Any]]) -> list[Chunk]:
