@@ -182,6 +182,8 @@ class SSEStreamRewriter:
         return self._sent(raw, rewritten, was_lagging)
 
     def _sent(self, raw: bytes, rewritten: bytes, was_lagging: bool) -> bytes:
+        """What goes out now for the event ``raw`` rewritten as ``rewritten``: it, held events
+        released before it, or nothing yet (held while held-back text is unresolved)."""
         rewriter = self.rewriter
         tentative = self._tentative
         if rewritten is raw and not tentative and rewriter.exceeded is None:
