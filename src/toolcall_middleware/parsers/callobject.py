@@ -25,6 +25,10 @@ class Status(enum.Enum):
     NOT_CALL = enum.auto()  # not a call: ``raw`` is its text, to deliver as text
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+READING, CALL, NOT_CALL = Status
+
+
 class _State(enum.Enum):
     START = enum.auto()
     KEY_OR_END = enum.auto()
@@ -37,6 +41,10 @@ class _State(enum.Enum):
     AFTER_VALUE = enum.auto()
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_START, _KEY_OR_END, _KEY, _COLON, _VALUE, _NAME, _ARGUMENTS, _SKIP, _AFTER_VALUE = _State
+
+
 class CallObject:
     """One call object, read from its ``{``; events go to ``out`` once it is known to be a call.
 
@@ -45,9 +53,9 @@ class CallObject:
     """
 
     def __init__(self, *, needs_arguments: bool) -> None:
-        self.status = Status.READING
+        self.status = READING
         self._needs_arguments = needs_arguments
-        self._state = _State.START
+        self._state = _START
         self._committed = False
         self._raw: list[str] = []
         self._name: str | None = None
@@ -63,7 +71,7 @@ class CallObject:
     def held(self) -> int:
         """Characters held back: all of the object until it is known to be a call; then a key,
         or a scalar arguments value, still being read."""
-        if self.status is not Status.READING:
+        if self.status is not READING:
             return 0
         if not self._committed:
             return held_size(self._raw)
@@ -88,23 +96,23 @@ class CallObject:
 
     def finish(self, out: list[Event]) -> None:
         """End of stream: a started call keeps what arrived; otherwise it is not a call."""
-        if self.status is not Status.READING:
+        if self.status is not READING:
             return
-        if self._state is _State.ARGUMENTS:
+        if self._state is _ARGUMENTS:
             pieces: list[str] = []
             self._arguments.finish(pieces)
             self._forward(pieces, out)
         if self._committed:
-            self.status = Status.CALL
+            self.status = CALL
             out.append(CALL_END)
         else:
-            self.status = Status.NOT_CALL
+            self.status = NOT_CALL
 
     def _read(self, text: str, i: int, out: list[Event]) -> int:
         n = len(text)
         while i < n:
             state = self._state
-            if state is _State.KEY or state is _State.NAME:
+            if state is _KEY or state is _NAME:
                 end = self._decoder.decode(text, i, self._parts)
                 if end == -1:
                     return n
@@ -112,64 +120,64 @@ class CallObject:
                 decoded = "".join(self._parts)
                 self._parts = []
                 self._decoder = StringDecoder()
-                if state is _State.KEY:
+                if state is _KEY:
                     self._key = decoded
-                    self._state = _State.COLON
+                    self._state = _COLON
                 else:
                     self._name = decoded
-                    self._state = _State.AFTER_VALUE
+                    self._state = _AFTER_VALUE
                     self._commit_if_call(out)
                 continue
-            if state is _State.ARGUMENTS:
+            if state is _ARGUMENTS:
                 pieces: list[str] = []
                 end = self._arguments.feed(text, i, pieces)
                 self._forward(pieces, out)
                 if end == -1:
                     return n
                 i = end
-                self._state = _State.AFTER_VALUE
+                self._state = _AFTER_VALUE
                 continue
-            if state is _State.SKIP:
+            if state is _SKIP:
                 end = self._skip.scan(text, i)
                 if end == -1:
                     return n
                 i = end
-                self._state = _State.AFTER_VALUE
+                self._state = _AFTER_VALUE
                 continue
             match = NON_SPACE.search(text, i)
             if match is None:
                 return n
             i = match.start()
             char = text[i]
-            if state is _State.START:
+            if state is _START:
                 if char != "{":
                     return self._fail(i, out)
-                self._state = _State.KEY_OR_END
-            elif state is _State.KEY_OR_END:
+                self._state = _KEY_OR_END
+            elif state is _KEY_OR_END:
                 if char == "}":
                     return self._close(i + 1, out)
                 if char != '"':
                     return self._fail(i, out)
-                self._state = _State.KEY
-            elif state is _State.COLON:
+                self._state = _KEY
+            elif state is _COLON:
                 if char != ":":
                     return self._fail(i, out)
-                self._state = _State.VALUE
-            elif state is _State.VALUE:
+                self._state = _VALUE
+            elif state is _VALUE:
                 self._start_value(char)
-                if self._state is _State.NAME:
+                if self._state is _NAME:
                     i += 1
-                elif self._state is _State.ARGUMENTS:
+                elif self._state is _ARGUMENTS:
                     self._commit_if_call(out)
-                elif self._state is not _State.SKIP:
+                elif self._state is not _SKIP:
                     return self._fail(i, out)
                 continue  # the value's first character is the value's own
-            elif state is _State.AFTER_VALUE:
+            elif state is _AFTER_VALUE:
                 if char == "}":
                     return self._close(i + 1, out)
                 if char != ",":
                     return self._fail(i, out)
-                self._state = _State.KEY_OR_END
+                self._state = _KEY_OR_END
             i += 1
         return n
 
@@ -177,13 +185,13 @@ class CallObject:
         key = self._key
         if key in NAME_KEYS and self._name is None:
             # A name that is not a string makes this something other than a call.
-            self._state = _State.NAME if first == '"' else _State.VALUE
+            self._state = _NAME if first == '"' else _VALUE
         elif key in ARGUMENT_KEYS and not self._arguments_seen:
             self._arguments_seen = True
-            self._state = _State.ARGUMENTS
+            self._state = _ARGUMENTS
         else:
             self._skip = ValueEnd()
-            self._state = _State.SKIP
+            self._state = _SKIP
 
     def _commit_if_call(self, out: list[Event]) -> None:
         if self._committed or self._name is None:
@@ -208,16 +216,16 @@ class CallObject:
     def _close(self, end: int, out: list[Event]) -> int:
         self._commit_if_call(out)
         if self._committed:
-            self.status = Status.CALL
+            self.status = CALL
             out.append(CALL_END)
         else:
-            self.status = Status.NOT_CALL
+            self.status = NOT_CALL
         return end
 
     def _fail(self, at: int, out: list[Event]) -> int:
         if self._committed:
-            self.status = Status.CALL
+            self.status = CALL
             out.append(CALL_END)
         else:
-            self.status = Status.NOT_CALL
+            self.status = NOT_CALL
         return at

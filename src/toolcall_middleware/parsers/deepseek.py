@@ -41,14 +41,18 @@ class _State(enum.IntEnum):
     ARGS = enum.auto()
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _SECTION, _HEADER, _V3_NAME, _ARGS = _State
+
+
 _SEARCH = search_table(
     _State,
     {
-        _State.TEXT: MarkerSearch((CALLS_BEGIN, CALL_BEGIN)),
-        _State.SECTION: MarkerSearch((CALL_BEGIN, CALLS_END, CALLS_BEGIN)),
-        _State.HEADER: MarkerSearch((SEP, CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
-        _State.V3_NAME: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
-        _State.ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+        _TEXT: MarkerSearch((CALLS_BEGIN, CALL_BEGIN)),
+        _SECTION: MarkerSearch((CALL_BEGIN, CALLS_END, CALLS_BEGIN)),
+        _HEADER: MarkerSearch((SEP, CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+        _V3_NAME: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
+        _ARGS: MarkerSearch((CALL_END_MARKER, CALL_BEGIN, CALLS_END)),
     },
 )
 
@@ -60,25 +64,25 @@ class DeepSeekParser(DelimitedCallParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._in_section = False
         self._header = ""
         self._name = ""
 
     def _held_markup(self) -> int:
         state = self._state
-        if state is _State.HEADER or state is _State.V3_NAME:
+        if state is _HEADER or state is _V3_NAME:
             return len(self._header)  # V3: the name is in it
         return super()._held_markup()
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.HEADER:
+        if state is _HEADER:
             self._header += segment
-        elif state is _State.V3_NAME:
+        elif state is _V3_NAME:
             self._header += segment  # text again if the stream ends before the name does
             self._v3_name(segment, out)
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             self._add_arguments(segment, out)
         # SECTION: framing.
 
@@ -102,45 +106,45 @@ class DeepSeekParser(DelimitedCallParser):
             if name == V3_TYPE:
                 self._header += SEP
                 self._name = ""
-                self._state = _State.V3_NAME
+                self._state = _V3_NAME
                 return
             self._header = ""
             self._open_call(name, out)
             return
-        if state is _State.HEADER:  # a call without a separator: a name and no arguments
+        if state is _HEADER:  # a call without a separator: a name and no arguments
             if self._header.strip():
                 self._open_call(self._header.strip(), out)
                 self._end_call(out)
-        elif state is _State.V3_NAME:
+        elif state is _V3_NAME:
             if self._name:
                 self._open_call(self._name, out)
                 self._end_call(out)
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             self._end_call(out)
         self._header = ""
         if marker == CALL_BEGIN:
-            if state is _State.TEXT:
+            if state is _TEXT:
                 self._in_section = False
-            self._state = _State.HEADER
+            self._state = _HEADER
         elif marker == CALLS_BEGIN:
             self._in_section = True
-            self._state = _State.SECTION
+            self._state = _SECTION
         elif marker == CALLS_END:
             self._in_section = False
-            self._state = _State.TEXT
+            self._state = _TEXT
         else:  # CALL_END_MARKER
-            self._state = _State.SECTION if self._in_section else _State.TEXT
+            self._state = _SECTION if self._in_section else _TEXT
 
     def _open_call(self, name: str, out: list[Event]) -> None:
         self._header = ""
         self._start_call(name, out)
-        self._state = _State.ARGS
+        self._state = _ARGS
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state is _State.HEADER or state is _State.V3_NAME:
+        if state is _HEADER or state is _V3_NAME:
             self._give_back(CALL_BEGIN + self._header, out)
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             self._end_call(out)  # cut off: keep what arrived
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._in_section = False

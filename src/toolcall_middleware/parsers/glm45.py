@@ -42,14 +42,18 @@ class _State(enum.IntEnum):
     VALUE = enum.auto()
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _NAME, _NAME_END, _BODY, _KEY, _KEY_DONE, _VALUE = _State
+
+
 _SEARCH = search_table(
     _State,
     {
-        _State.TEXT: MarkerSearch((OPEN,)),
-        _State.BODY: MarkerSearch((KEY, CLOSE)),
-        _State.KEY: MarkerSearch((KEY_END, VALUE, CLOSE)),
-        _State.KEY_DONE: MarkerSearch((VALUE, KEY, CLOSE)),
-        _State.VALUE: MarkerSearch((VALUE_END, KEY, CLOSE)),
+        _TEXT: MarkerSearch((OPEN,)),
+        _BODY: MarkerSearch((KEY, CLOSE)),
+        _KEY: MarkerSearch((KEY_END, VALUE, CLOSE)),
+        _KEY_DONE: MarkerSearch((VALUE, KEY, CLOSE)),
+        _VALUE: MarkerSearch((VALUE_END, KEY, CLOSE)),
     },
 )
 
@@ -61,21 +65,21 @@ class Glm45Parser(XmlCallParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._header = ""  # "<tool_call>" and what followed: text again if it is not a call
         self._name = ""
         self._key = ""
 
     def _held_markup(self) -> int:
         state = self._state
-        if state is _State.NAME or state is _State.NAME_END:
+        if state is _NAME or state is _NAME_END:
             return len(self._header)  # the name is in it
-        if state is _State.KEY or state is _State.KEY_DONE:
+        if state is _KEY or state is _KEY_DONE:
             return len(self._key)
         return 0
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        if self._state is _State.NAME:
+        if self._state is _NAME:
             return self._read_name(buf, pos)
         return self._after_name(buf, pos, out, final)
 
@@ -89,7 +93,7 @@ class Glm45Parser(XmlCallParser):
         self._name += buf[pos:end]
         self._header += buf[pos:end]
         if match is not None:
-            self._state = _State.NAME_END  # with no name, NAME_END finds it is not a call
+            self._state = _NAME_END  # with no name, NAME_END finds it is not a call
         return end
 
     def _after_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
@@ -102,7 +106,7 @@ class Glm45Parser(XmlCallParser):
             return None if start == pos else start
         if not marker:
             self._give_back(self._header, out)
-            self._state = _State.TEXT
+            self._state = _TEXT
             return start
         self._start_call(self._name, out)
         self._marker(marker, out)
@@ -110,9 +114,9 @@ class Glm45Parser(XmlCallParser):
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.VALUE:
+        if state is _VALUE:
             self._arguments.value(segment, out)
-        elif state is _State.KEY:
+        elif state is _KEY:
             self._key += segment
         # BODY, KEY_DONE: whitespace between the tags is framing.
 
@@ -120,27 +124,27 @@ class Glm45Parser(XmlCallParser):
         if marker == OPEN:  # only searched for in TEXT
             self._header = OPEN
             self._name = ""
-            self._state = _State.NAME
+            self._state = _NAME
         elif marker == KEY:
             self._arguments.close(out)
             self._key = ""
-            self._state = _State.KEY
+            self._state = _KEY
         elif marker == KEY_END:
-            self._state = _State.KEY_DONE
+            self._state = _KEY_DONE
         elif marker == VALUE:
             self._arguments.open(self._key.strip(), out)
-            self._state = _State.VALUE
+            self._state = _VALUE
         elif marker == VALUE_END:
             self._arguments.close(out)
-            self._state = _State.BODY
+            self._state = _BODY
         else:  # CLOSE
             self._end_call(out)
-            self._state = _State.TEXT
+            self._state = _TEXT
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state in (_State.NAME, _State.NAME_END):
+        if state in (_NAME, _NAME_END):
             self._give_back(self._header, out)
-        elif state is not _State.TEXT:
+        elif state is not _TEXT:
             self._end_call(out)  # cut off: keep what arrived
-        self._state = _State.TEXT
+        self._state = _TEXT

@@ -41,13 +41,17 @@ class _State(enum.IntEnum):
     ARGS = enum.auto()  # a message to a tool
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _HEADER, _BODY, _ARGS = _State
+
+
 _SEARCH = search_table(
     _State,
     {
-        _State.TEXT: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
-        _State.HEADER: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
-        _State.BODY: MarkerSearch((START, CHANNEL, *_ENDS)),
-        _State.ARGS: MarkerSearch((START, CHANNEL, *_ENDS)),
+        _TEXT: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+        _HEADER: MarkerSearch((*_HEADER_MARKERS, MESSAGE, *_ENDS)),
+        _BODY: MarkerSearch((START, CHANNEL, *_ENDS)),
+        _ARGS: MarkerSearch((START, CHANNEL, *_ENDS)),
     },
 )
 
@@ -68,26 +72,26 @@ class GptOssParser(DelimitedCallParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._header = ""  # the raw header: text again if no message follows
 
     def _held_markup(self) -> int:
-        if self._state is _State.HEADER:
+        if self._state is _HEADER:
             return len(self._header)
         return super()._held_markup()
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.BODY:
+        if state is _BODY:
             out.append(Text(segment))
-        elif state is _State.HEADER:
+        elif state is _HEADER:
             self._header += segment
         else:
             self._add_arguments(segment, out)
 
     def _marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.HEADER:
+        if state is _HEADER:
             if marker == MESSAGE:
                 self._open_message(out)
                 return
@@ -95,28 +99,28 @@ class GptOssParser(DelimitedCallParser):
                 self._header += marker
                 return
             self._give_back(self._header, out)  # a header that never got its message
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             self._end_call(out)
         if marker in _HEADER_MARKERS:
             self._header = marker
-            self._state = _State.HEADER
+            self._state = _HEADER
         elif marker == MESSAGE:  # a message without a header
-            self._state = _State.BODY
+            self._state = _BODY
         else:  # an end marker: the message (if any) is over
-            self._state = _State.TEXT
+            self._state = _TEXT
 
     def _open_message(self, out: list[Event]) -> None:
         name = recipient_name(self._header)
         self._header = ""
         if name is None:
-            self._state = _State.BODY
+            self._state = _BODY
             return
         self._start_call(name, out)
-        self._state = _State.ARGS
+        self._state = _ARGS
 
     def _close(self, out: list[Event]) -> None:
-        if self._state is _State.HEADER:
+        if self._state is _HEADER:
             self._give_back(self._header, out)
-        elif self._state is _State.ARGS:
+        elif self._state is _ARGS:
             self._end_call(out)  # cut off: keep what arrived
-        self._state = _State.TEXT
+        self._state = _TEXT

@@ -15,12 +15,12 @@ from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import search_table
-from .jsoncall import JsonCallParser, State
+from .jsoncall import OPENED, TEXT, JsonCallParser, State
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 
-_SEARCH = search_table(State, {State.TEXT: MarkerSearch((OPEN,))})
+_SEARCH = search_table(State, {TEXT: MarkerSearch((OPEN,))})
 
 
 @register("hermes")
@@ -33,4 +33,4 @@ class HermesParser(JsonCallParser):
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # <tool_call>, in TEXT
         self._opening = marker
-        self._state = State.OPENED
+        self._state = OPENED

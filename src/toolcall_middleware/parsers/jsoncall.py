@@ -11,7 +11,7 @@ import enum
 
 from ..events import Event
 from .base import ParserContext
-from .callobject import CallObject, Status
+from .callobject import CALL, NOT_CALL, CallObject
 from .driver import OptionalClose, StreamParser, skip_space
 
 
@@ -20,6 +20,10 @@ class State(enum.IntEnum):
     OPENED = enum.auto()  # after the opening: whitespace, then the object's "{"
     OBJECT = enum.auto()
     AFTER = enum.auto()  # after the object: whitespace, then the closing marker (or not)
+
+
+# Module names for the members: looking a member up on its enum class runs Python code.
+TEXT, OPENED, OBJECT, AFTER = State
 
 
 class JsonCallParser(StreamParser):
@@ -31,7 +35,7 @@ class JsonCallParser(StreamParser):
 
     def __init__(self, context: ParserContext, closing: str) -> None:
         super().__init__(context)
-        self._state = State.TEXT
+        self._state = TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._object = CallObject(needs_arguments=self.NEEDS_ARGUMENTS)
         self._after = OptionalClose(closing)
@@ -42,22 +46,22 @@ class JsonCallParser(StreamParser):
 
     def _held_markup(self) -> int:
         state = self._state
-        if state is State.OPENED or state is State.OBJECT:
+        if state is OPENED or state is OBJECT:
             return len(self._opening)
         return self._after.held
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is State.OBJECT:
+        if state is OBJECT:
             stop = self._object.feed(buf, pos, out)
             status = self._object.status
-            if status is Status.CALL:
-                self._state = State.AFTER
-            elif status is Status.NOT_CALL:
+            if status is CALL:
+                self._state = AFTER
+            elif status is NOT_CALL:
                 self._not_a_call(out)
-                self._state = State.TEXT
+                self._state = TEXT
             return stop
-        if state is State.AFTER:
+        if state is AFTER:
             after, closing = self._after.step(buf, pos, out, final)
             if closing is not None:
                 self._closed(closing)
@@ -70,29 +74,29 @@ class JsonCallParser(StreamParser):
             self._start_object(self._opening)
         else:
             self._give_back(self._opening, out)
-            self._state = State.TEXT
+            self._state = TEXT
         return start
 
     def _closed(self, closing: str) -> None:
         """After a call: the closing marker, or ``""`` when there was none."""
-        self._state = State.TEXT
+        self._state = TEXT
 
     def _start_object(self, opening: str) -> None:
         self._opening = opening
         self._object = CallObject(needs_arguments=self.NEEDS_ARGUMENTS)
-        self._state = State.OBJECT
+        self._state = OBJECT
 
     def _not_a_call(self, out: list[Event]) -> None:
         self._give_back(self._opening + self._object.raw, out)
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state is State.OPENED:
+        if state is OPENED:
             self._give_back(self._opening, out)
-        elif state is State.OBJECT:
+        elif state is OBJECT:
             self._object.finish(out)
-            if self._object.status is Status.NOT_CALL:
+            if self._object.status is NOT_CALL:
                 self._not_a_call(out)
-        elif state is State.AFTER:
+        elif state is AFTER:
             self._after.flush(out)
-        self._state = State.TEXT
+        self._state = TEXT

@@ -15,12 +15,12 @@ from ..events import Event, Text
 from . import register
 from .base import MarkerSearch, ParserContext
 from .driver import search_table
-from .jsoncall import JsonCallParser, State
+from .jsoncall import OPENED, TEXT, JsonCallParser, State
 
 PYTHON_TAG = "<|python_tag|>"
 SEPARATOR = ";"
 
-_SEARCH = search_table(State, {State.TEXT: MarkerSearch((PYTHON_TAG, "{"))})
+_SEARCH = search_table(State, {TEXT: MarkerSearch((PYTHON_TAG, "{"))})
 
 
 @register("llama3_json")
@@ -33,12 +33,12 @@ class Llama3JsonParser(JsonCallParser):
         super().__init__(context, SEPARATOR)
 
     def _is_plain_text(self, text: str) -> bool:
-        return self._state is State.TEXT and "{" not in text and "<" not in text
+        return self._state is TEXT and "{" not in text and "<" not in text
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
         if marker == PYTHON_TAG:
             self._opening = marker
-            self._state = State.OPENED
+            self._state = OPENED
         else:  # "{": maybe a call object, which the brace begins
             self._start_object("")
             self._object.feed(marker, 0, out)
@@ -46,9 +46,9 @@ class Llama3JsonParser(JsonCallParser):
     def _closed(self, closing: str) -> None:
         if closing == SEPARATOR:  # another call object may follow
             self._opening = SEPARATOR
-            self._state = State.OPENED
+            self._state = OPENED
         else:
-            self._state = State.TEXT
+            self._state = TEXT
 
     def _not_a_call(self, out: list[Event]) -> None:
         if self._opening:  # after <|python_tag|> or ";": markup

@@ -50,15 +50,19 @@ class _State(enum.IntEnum):
     VALUE = enum.auto()
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _SECTION, _INVOKE_HEADER, _INVOKE, _PARAMETER_HEADER, _VALUE = _State
+
+
 _SEARCH = search_table(
     _State,
     {
-        _State.TEXT: MarkerSearch((OPEN,)),
-        _State.SECTION: MarkerSearch((INVOKE, CLOSE)),
-        _State.INVOKE_HEADER: MarkerSearch((">",)),
-        _State.INVOKE: MarkerSearch((PARAMETER, INVOKE_END, INVOKE, CLOSE)),
-        _State.PARAMETER_HEADER: MarkerSearch((">",)),
-        _State.VALUE: MarkerSearch((PARAMETER_END, NEXT_PARAMETER, INVOKE_END)),
+        _TEXT: MarkerSearch((OPEN,)),
+        _SECTION: MarkerSearch((INVOKE, CLOSE)),
+        _INVOKE_HEADER: MarkerSearch((">",)),
+        _INVOKE: MarkerSearch((PARAMETER, INVOKE_END, INVOKE, CLOSE)),
+        _PARAMETER_HEADER: MarkerSearch((">",)),
+        _VALUE: MarkerSearch((PARAMETER_END, NEXT_PARAMETER, INVOKE_END)),
     },
 )
 
@@ -70,58 +74,58 @@ class MinimaxM2Parser(XmlCallParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._header = ""
 
     def _held_markup(self) -> int:
         state = self._state
-        if state is _State.INVOKE_HEADER or state is _State.PARAMETER_HEADER:
+        if state is _INVOKE_HEADER or state is _PARAMETER_HEADER:
             return len(self._header)
         return 0
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.VALUE:
+        if state is _VALUE:
             self._arguments.value(segment, out)
-        elif state in (_State.INVOKE_HEADER, _State.PARAMETER_HEADER):
+        elif state in (_INVOKE_HEADER, _PARAMETER_HEADER):
             self._header += segment
         # SECTION, INVOKE: whitespace between the tags is framing.
 
     def _marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.INVOKE_HEADER:  # ">"
+        if state is _INVOKE_HEADER:  # ">"
             name = attribute_name(self._header)
             self._start_call(name, out)
-            self._state = _State.INVOKE
-        elif state is _State.PARAMETER_HEADER:  # ">"
+            self._state = _INVOKE
+        elif state is _PARAMETER_HEADER:  # ">"
             self._arguments.open(attribute_name(self._header), out)
-            self._state = _State.VALUE
+            self._state = _VALUE
         elif marker == OPEN:
-            self._state = _State.SECTION
+            self._state = _SECTION
         elif marker == CLOSE:
-            if state is _State.INVOKE:
+            if state is _INVOKE:
                 self._end_call(out)
-            self._state = _State.TEXT
+            self._state = _TEXT
         elif marker == INVOKE:
-            if state is _State.INVOKE:
+            if state is _INVOKE:
                 self._end_call(out)
             self._header = ""
-            self._state = _State.INVOKE_HEADER
+            self._state = _INVOKE_HEADER
         elif marker == INVOKE_END:
             self._end_call(out)
-            self._state = _State.SECTION
+            self._state = _SECTION
         elif marker == PARAMETER_END:
             self._arguments.close(out)
-            self._state = _State.INVOKE
+            self._state = _INVOKE
         else:  # PARAMETER, or NEXT_PARAMETER closing an unclosed value
             self._arguments.close(out)
             self._header = marker[len(PARAMETER) :]
-            self._state = _State.PARAMETER_HEADER
+            self._state = _PARAMETER_HEADER
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state is _State.INVOKE_HEADER:
+        if state is _INVOKE_HEADER:
             self._give_back(INVOKE + self._header, out)
-        elif state in (_State.INVOKE, _State.PARAMETER_HEADER, _State.VALUE):
+        elif state in (_INVOKE, _PARAMETER_HEADER, _VALUE):
             self._end_call(out)  # cut off: keep what arrived
-        self._state = _State.TEXT
+        self._state = _TEXT

@@ -17,7 +17,7 @@ import re
 from ..events import CALL_END, CallArgs, CallStart, Event
 from . import register
 from .base import MarkerSearch, ParserContext
-from .callobject import CallObject, Status
+from .callobject import CALL, NOT_CALL, CallObject
 from .driver import StreamParser, literal_at, search_table, skip_space
 from .jsonscan import ArgumentsValue
 
@@ -37,7 +37,11 @@ class _State(enum.IntEnum):
     ARGS = enum.auto()
 
 
-_SEARCH = search_table(_State, {_State.TEXT: MarkerSearch((TOOL_CALLS,))})
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _OPENED, _ARRAY, _OBJECT, _NAME, _NAME_END, _ARGS = _State
+
+
+_SEARCH = search_table(_State, {_TEXT: MarkerSearch((TOOL_CALLS,))})
 
 
 @register("mistral")
@@ -49,7 +53,7 @@ class MistralParser(StreamParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._array = False  # pre-v11: the calls sit in a JSON array
         self._name = ""
@@ -66,13 +70,13 @@ class MistralParser(StreamParser):
     def _marker(self, marker: str, out: list[Event]) -> None:  # [TOOL_CALLS], in TEXT
         self._opening = marker
         self._array = False
-        self._state = _State.OPENED
+        self._state = _OPENED
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.OBJECT:
+        if state is _OBJECT:
             return self._read_object(buf, pos, out)
-        if state is _State.ARGS:
+        if state is _ARGS:
             pieces: list[str] = []
             end = self._arguments.feed(buf, pos, pieces)
             if pieces:
@@ -80,11 +84,11 @@ class MistralParser(StreamParser):
             if end == -1:
                 return len(buf)
             out.append(CALL_END)
-            self._state = _State.TEXT
+            self._state = _TEXT
             return end
-        if state is _State.NAME:
+        if state is _NAME:
             return self._read_name(buf, pos)
-        if state is _State.NAME_END:
+        if state is _NAME_END:
             return self._after_name(buf, pos, out, final)
         # OPENED or ARRAY: whitespace, then what comes next decides.
         start = skip_space(buf, pos)
@@ -92,7 +96,7 @@ class MistralParser(StreamParser):
             self._opening += buf[pos:start]
         if start == len(buf):
             return start
-        if state is _State.OPENED:
+        if state is _OPENED:
             return self._after_opening(buf, start, out)
         return self._in_array(buf, start, out)
 
@@ -100,7 +104,7 @@ class MistralParser(StreamParser):
         char = buf[start]
         if char == "{":
             self._object = CallObject(needs_arguments=False)
-            self._state = _State.OBJECT
+            self._state = _OBJECT
             return start
         if char == "," or char == "]":
             if self._opening:
@@ -116,15 +120,15 @@ class MistralParser(StreamParser):
         if char == "[":
             self._opening += char
             self._array = True
-            self._state = _State.ARRAY
+            self._state = _ARRAY
             return start + 1
         if char == "{":
             self._object = CallObject(needs_arguments=False)
-            self._state = _State.OBJECT
+            self._state = _OBJECT
             return start
         if _NAME_STOP.match(char) is None:
             self._name = ""
-            self._state = _State.NAME
+            self._state = _NAME
             return start
         self._not_a_call(out)
         return start
@@ -132,10 +136,10 @@ class MistralParser(StreamParser):
     def _read_object(self, buf: str, pos: int, out: list[Event]) -> int:
         stop = self._object.feed(buf, pos, out)
         status = self._object.status
-        if status is Status.CALL:
+        if status is CALL:
             self._opening = ""
-            self._state = _State.ARRAY if self._array else _State.TEXT
-        elif status is Status.NOT_CALL:
+            self._state = _ARRAY if self._array else _TEXT
+        elif status is NOT_CALL:
             self._opening += self._object.raw
             self._not_a_call(out)
         return stop
@@ -146,7 +150,7 @@ class MistralParser(StreamParser):
         self._name += buf[pos:end]
         self._opening += buf[pos:end]
         if match is not None:
-            self._state = _State.NAME_END
+            self._state = _NAME_END
         return end
 
     def _after_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
@@ -170,26 +174,26 @@ class MistralParser(StreamParser):
         out.append(CallStart(self._name))
         self._opening = ""
         self._arguments = ArgumentsValue()
-        self._state = _State.ARGS
+        self._state = _ARGS
 
     def _not_a_call(self, out: list[Event]) -> None:
         if self._opening:
             self._give_back(self._opening, out)
         self._opening = ""
-        self._state = _State.TEXT
+        self._state = _TEXT
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state is _State.OBJECT:
+        if state is _OBJECT:
             self._object.finish(out)
-            if self._object.status is Status.NOT_CALL:
+            if self._object.status is NOT_CALL:
                 self._opening += self._object.raw
-        elif state is _State.ARGS:
+        elif state is _ARGS:
             pieces: list[str] = []
             self._arguments.finish(pieces)
             if pieces:
                 out.append(CallArgs("".join(pieces)))
             out.append(CALL_END)  # cut off: keep what arrived
-        if state is not _State.ARGS:
+        if state is not _ARGS:
             self._not_a_call(out)
-        self._state = _State.TEXT
+        self._state = _TEXT

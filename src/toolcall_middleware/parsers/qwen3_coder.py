@@ -45,13 +45,17 @@ class _State(enum.IntEnum):
     AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (may be missing)
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _OPENED, _FUNCTION_HEADER, _BODY, _PARAMETER_HEADER, _VALUE, _AFTER = _State
+
+
 _SEARCH = search_table(
     _State,
     {
-        _State.TEXT: MarkerSearch((OPEN, FUNCTION)),
-        _State.BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
-        _State.PARAMETER_HEADER: MarkerSearch((">",)),
-        _State.VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
+        _TEXT: MarkerSearch((OPEN, FUNCTION)),
+        _BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
+        _PARAMETER_HEADER: MarkerSearch((">",)),
+        _VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
     },
 )
 
@@ -63,30 +67,30 @@ class Qwen3CoderParser(XmlCallParser):
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
-        self._state = _State.TEXT
+        self._state = _TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._header = ""
         self._after = OptionalClose(CLOSE)
 
     def _held_markup(self) -> int:
         state = self._state
-        if state is _State.OPENED:
+        if state is _OPENED:
             return len(self._opening)
-        if state is _State.FUNCTION_HEADER:
+        if state is _FUNCTION_HEADER:
             return len(self._opening) + len(self._header)
-        if state is _State.PARAMETER_HEADER:
+        if state is _PARAMETER_HEADER:
             return len(self._header)
         return self._after.held
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.OPENED:
+        if state is _OPENED:
             return self._after_open(buf, pos, out, final)
-        if state is _State.FUNCTION_HEADER:
+        if state is _FUNCTION_HEADER:
             return self._function_header(buf, pos, out)
         after, closing = self._after.step(buf, pos, out, final)  # AFTER
         if closing is not None:
-            self._state = _State.TEXT
+            self._state = _TEXT
         return after
 
     def _after_open(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
@@ -100,10 +104,10 @@ class Qwen3CoderParser(XmlCallParser):
         if function:
             self._opening += function
             self._header = ""
-            self._state = _State.FUNCTION_HEADER
+            self._state = _FUNCTION_HEADER
             return start + len(function)
         self._give_back(self._opening, out)
-        self._state = _State.TEXT
+        self._state = _TEXT
         return start
 
     def _function_header(self, buf: str, pos: int, out: list[Event]) -> int:
@@ -115,57 +119,57 @@ class Qwen3CoderParser(XmlCallParser):
         name = self._header.strip()
         if match.group() != ">" or not name:
             self._give_back(self._opening + self._header, out)
-            self._state = _State.TEXT
+            self._state = _TEXT
             return match.start()
         self._start_call(name, out)
-        self._state = _State.BODY
+        self._state = _BODY
         return match.end()
 
     def _segment(self, segment: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.VALUE:
+        if state is _VALUE:
             self._arguments.value(segment, out)
-        elif state is _State.PARAMETER_HEADER:
+        elif state is _PARAMETER_HEADER:
             self._header += segment
         # BODY: whitespace between parameters is framing.
 
     def _marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
-        if state is _State.TEXT:
+        if state is _TEXT:
             self._opening = marker
             self._header = ""
-            self._state = _State.OPENED if marker == OPEN else _State.FUNCTION_HEADER
-        elif state is _State.PARAMETER_HEADER:  # ">"
+            self._state = _OPENED if marker == OPEN else _FUNCTION_HEADER
+        elif state is _PARAMETER_HEADER:  # ">"
             self._arguments.open(self._header.strip(), out)
-            self._state = _State.VALUE
+            self._state = _VALUE
         elif marker == PARAMETER:
             self._arguments.close(out)
             self._header = ""
-            self._state = _State.PARAMETER_HEADER
+            self._state = _PARAMETER_HEADER
         elif marker == PARAMETER_END:
             self._arguments.close(out)
-            self._state = _State.BODY
+            self._state = _BODY
         elif marker == FUNCTION_END:
             self._end_call(out)
-            self._state = _State.AFTER
+            self._state = _AFTER
         else:  # in BODY: the call ends without </function>
             self._end_call(out)
             self._opening = marker
             self._header = ""
             self._state = {
-                CLOSE: _State.TEXT,
-                FUNCTION: _State.FUNCTION_HEADER,
-                OPEN: _State.OPENED,
+                CLOSE: _TEXT,
+                FUNCTION: _FUNCTION_HEADER,
+                OPEN: _OPENED,
             }[marker]
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
-        if state is _State.OPENED:
+        if state is _OPENED:
             self._give_back(self._opening, out)
-        elif state is _State.FUNCTION_HEADER:
+        elif state is _FUNCTION_HEADER:
             self._give_back(self._opening + self._header, out)
-        elif state in (_State.BODY, _State.PARAMETER_HEADER, _State.VALUE):
+        elif state in (_BODY, _PARAMETER_HEADER, _VALUE):
             self._end_call(out)  # cut off: keep what arrived
-        elif state is _State.AFTER:
+        elif state is _AFTER:
             self._after.flush(out)
-        self._state = _State.TEXT
+        self._state = _TEXT

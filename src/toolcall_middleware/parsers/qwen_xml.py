@@ -41,6 +41,10 @@ class _State(enum.IntEnum):
     VALUE = enum.auto()
 
 
+# Module names for the members: looking a member up on its enum class runs Python code.
+_TEXT, _CALL, _TAG, _VALUE = _State
+
+
 @register("qwen_xml")
 class QwenXmlParser(XmlCallParser):
     TRIGGERS = "<"
@@ -50,8 +54,8 @@ class QwenXmlParser(XmlCallParser):
         names = [tool.name for tool in context.tools if tool.name]
         self._search = MarkerSearch(f"<{name}>" for name in names) if names else None
         # Without tools every feed is plain text: no state reads.
-        self._searches = search_table(_State, {_State.TEXT: self._search} if self._search else {})
-        self._state = _State.TEXT
+        self._searches = search_table(_State, {_TEXT: self._search} if self._search else {})
+        self._state = _TEXT
         self._name = ""
         self._key = ""
         self._tag = ""
@@ -64,13 +68,13 @@ class QwenXmlParser(XmlCallParser):
         return held_size(self._raw)
 
     def _is_plain_text(self, text: str) -> bool:
-        return self._state is _State.TEXT and (self._search is None or "<" not in text)
+        return self._state is _TEXT and (self._search is None or "<" not in text)
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
-        if state is _State.VALUE:
+        if state is _VALUE:
             return self._value(buf, pos, out, final)
-        if state is _State.TAG:
+        if state is _TAG:
             return self._read_tag(buf, pos, out)
         start = skip_space(buf, pos)
         self._raw.append(buf[pos:start])
@@ -80,7 +84,7 @@ class QwenXmlParser(XmlCallParser):
             return self._not_a_call(start, out)
         self._raw.append("<")
         self._tag = ""
-        self._state = _State.TAG
+        self._state = _TAG
         return start + 1
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # a tool's tag, in TEXT
@@ -88,7 +92,7 @@ class QwenXmlParser(XmlCallParser):
         self._raw = [marker]
         self._events = []
         self._start_call(self._name, self._events)
-        self._state = _State.CALL
+        self._state = _CALL
 
     def _read_tag(self, buf: str, pos: int, out: list[Event]) -> int:
         match = _TAG_STOP.search(buf, pos)
@@ -106,11 +110,11 @@ class QwenXmlParser(XmlCallParser):
             out.extend(self._events)
             self._events = []
             self._raw = []
-            self._state = _State.TEXT
+            self._state = _TEXT
         elif _ELEMENT_NAME.fullmatch(tag):
             self._key = tag
             self._arguments.open(tag, self._events)
-            self._state = _State.VALUE
+            self._state = _VALUE
         else:
             return self._not_a_call(end + 1, out)
         return end + 1
@@ -127,7 +131,7 @@ class QwenXmlParser(XmlCallParser):
             return resume
         if marker == f"</{self._key}>":
             self._arguments.close(self._events)
-            self._state = _State.CALL
+            self._state = _CALL
             return resume
         return self._not_a_call(resume, out)  # the call closed around an open child
 
@@ -135,9 +139,9 @@ class QwenXmlParser(XmlCallParser):
         self._give_back("".join(self._raw), out)
         self._raw = []
         self._events = []
-        self._state = _State.TEXT
+        self._state = _TEXT
         return resume
 
     def _close(self, out: list[Event]) -> None:
-        if self._state is not _State.TEXT:
+        if self._state is not _TEXT:
             self._not_a_call(0, out)  # unfinished at the end of the stream: it was text
