@@ -68,34 +68,46 @@ class StreamParser:
 
     def feed(self, text: str) -> list[Event]:
         out: list[Event] = []
-        if not self._pending:
-            if self._is_plain_text(text):
-                return [Text(text)] if text else out
-            state = self._state
-            search = self._searches[state]
-            if search is not None and state:  # shortcuts of what _step would do
-                if not search.could_start_in(text):  # all of it is this state's text
-                    if text:
-                        self._segment(text, out)
-                    return out
-                if text in search.marker_set:  # servers send a special token per delta
-                    self._marker(text, out)
-                    return out
-        buf = self._pending + text if self._pending else text
-        self._pending = buf[self._run(buf, out, final=False) :]
+        if self._pending:
+            buf = self._pending + text
+            self._pending = buf[self._run(buf, 0, out, final=False) :]
+            return out
+        # Shortcuts of what the first _step would do, for the states nearly every delta finds.
+        state = self._state
+        if not state and self._is_plain_text(text):
+            return [Text(text)] if text else out
+        if not text:
+            return out
+        pos = 0
+        search = self._searches[state]
+        if search is None:  # a state that reads its text itself
+            read = self._read(text, 0, out, False)
+            if read is None:
+                self._pending = text
+                return out
+            pos = read
+        elif state:
+            if not search.could_start_in(text):  # all of it is this state's text
+                self._segment(text, out)
+                return out
+            if text in search.marker_set:  # servers send a special token per delta
+                self._marker(text, out)
+                return out
+        if pos < len(text):
+            self._pending = text[self._run(text, pos, out, final=False) :]
         return out
 
     def finish(self) -> list[Event]:
         out: list[Event] = []
         buf, self._pending = self._pending, ""
-        stopped = self._run(buf, out, final=True)
+        stopped = self._run(buf, 0, out, final=True)
         if stopped < len(buf):  # a state that held at the end: its text is still the model's
             out.append(Text(buf[stopped:]))
         self._close(out)
         return out
 
-    def _run(self, buf: str, out: list[Event], final: bool) -> int:
-        pos = 0
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """Step through ``buf`` from ``pos``; return where it stopped (what is left is held)."""
         end = len(buf)
         while pos < end:
             nxt = self._step(buf, pos, out, final)
@@ -105,11 +117,12 @@ class StreamParser:
         return pos
 
     def _is_plain_text(self, text: str) -> bool:
-        """True when ``text`` can go out as text untouched (the fast path); False to parse.
+        """True when ``text``, fed in state 0, can go out as text untouched (the fast path);
+        False to parse.
 
         This default suits a single trigger character; a parser with several overrides it.
         """
-        return not self._state and self.TRIGGERS not in text
+        return self.TRIGGERS not in text
 
     def _step(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state

@@ -33,7 +33,7 @@ class Llama3JsonParser(JsonCallParser):
         super().__init__(context, SEPARATOR)
 
     def _is_plain_text(self, text: str) -> bool:
-        return self._state is TEXT and "{" not in text and "<" not in text
+        return "{" not in text and "<" not in text
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
         if marker == PYTHON_TAG:

@@ -68,7 +68,7 @@ class QwenXmlParser(XmlCallParser):
         return held_size(self._raw)
 
     def _is_plain_text(self, text: str) -> bool:
-        return self._state is _TEXT and (self._search is None or "<" not in text)
+        return self._search is None or "<" not in text
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
