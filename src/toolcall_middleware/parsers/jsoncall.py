@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from ..events import Event
+from ..events import CallArgs, Event
 from .base import ParserContext
 from .callobject import CALL, NOT_CALL, CallObject
 from .driver import OptionalClose, StreamParser, skip_space
@@ -43,6 +43,12 @@ class JsonCallParser(StreamParser):
     @property
     def held_arguments(self) -> int:
         return self._object.held
+
+    def feed(self, text: str) -> list[Event]:
+        # The common case first: a piece of a call's arguments that goes out as written.
+        if self._state is OBJECT and not self._pending and self._object.passes(text):
+            return [CallArgs(text)] if text else []
+        return StreamParser.feed(self, text)
 
     def _held_markup(self) -> int:
         state = self._state

@@ -43,6 +43,18 @@ class ValueEnd:
         self._scalar = False
         self._started = False
 
+    def passes(self, text: str) -> bool:
+        """Whether ``text`` is inside the value and changes nothing: inside a string, no quote
+        or backslash; between strings, no quote or bracket. ``scan`` of it would find no end.
+
+        The common case while a value streams, tested without scanning.
+        """
+        if not self._started or self._scalar or self._escaped:
+            return False
+        if self._in_string:
+            return '"' not in text and "\\" not in text
+        return _STRUCTURE.search(text) is None
+
     def scan(self, text: str, pos: int) -> int:
         """Index just past the value's end in ``text[pos:]``, or -1 if it goes on past the text.
 
@@ -137,19 +149,20 @@ def _hex4(s: str, start: int) -> int | None:
 class StringDecoder:
     """Decodes a JSON string's contents, from just after its opening quote, piece by piece."""
 
-    __slots__ = ("_carry",)
+    __slots__ = ("carry",)
 
     def __init__(self) -> None:
-        self._carry = ""  # an escape sequence cut by the end of the text so far
+        #: An escape sequence cut by the end of the text so far (none: text decodes as written).
+        self.carry = ""
 
     def decode(self, text: str, pos: int, out: list[str]) -> int:
         """Append decoded pieces of ``text[pos:]`` to ``out``.
 
         Returns the index just past the closing quote, or -1 if the string goes on.
         """
-        if self._carry:
+        if self.carry:
             # Rare: re-run the cut escape with the new text behind it.
-            carry, self._carry = self._carry, ""
+            carry, self.carry = self.carry, ""
             end = self._decode(carry + text[pos:], 0, out)
             return -1 if end == -1 else end - len(carry) + pos
         return self._decode(text, pos, out)
@@ -168,7 +181,7 @@ class StringDecoder:
                 return m.end()
             decoded = _decode_escape(text[start : start + 12], complete)
             if decoded is None:
-                self._carry = text[start:]
+                self.carry = text[start:]
                 return -1
             piece, used = decoded
             if piece:
@@ -178,7 +191,7 @@ class StringDecoder:
 
     def finish(self, out: list[str]) -> None:
         """End of stream inside the string: decode what is left of a cut escape."""
-        carry, self._carry = self._carry, ""
+        carry, self.carry = self.carry, ""
         self._decode(carry, 0, out, complete=True)
 
 
@@ -206,6 +219,16 @@ class ArgumentsValue:
     def held(self) -> int:
         """Characters of a scalar value held until it ends."""
         return held_size(self._scalar)
+
+    def passes(self, text: str) -> bool:
+        """Whether ``text`` is value text that goes out as written and changes nothing (see
+        ``ValueEnd.passes``): what ``feed`` would make of it is ``text`` itself."""
+        kind = self._kind
+        if kind == "raw":
+            return self._end.passes(text)
+        if kind == "string":
+            return not self._string.carry and '"' not in text and "\\" not in text
+        return False
 
     def feed(self, text: str, pos: int, out: list[str]) -> int:
         """Append argument pieces of ``text[pos:]`` to ``out``; index past the value, or -1."""

@@ -67,6 +67,16 @@ class MistralParser(StreamParser):
     def _held_markup(self) -> int:
         return len(self._opening)  # emptied once the call starts or turns out to be text
 
+    def feed(self, text: str) -> list[Event]:
+        # The common case first: a piece of a call's arguments that goes out as written.
+        if not self._pending:
+            state = self._state
+            if (state is _ARGS and self._arguments.passes(text)) or (
+                state is _OBJECT and self._object.passes(text)
+            ):
+                return [CallArgs(text)] if text else []
+        return StreamParser.feed(self, text)
+
     def _marker(self, marker: str, out: list[Event]) -> None:  # [TOOL_CALLS], in TEXT
         self._opening = marker
         self._array = False
