@@ -119,13 +119,10 @@ class MarkerSearch:
         self._prefixes = frozenset(m[:i] for m in ordered for i in range(1, len(m)))
         self._window = max(map(len, ordered)) - 1
         self._first_chars = "".join(sorted({m[0] for m in ordered}))
-
-    def could_start_in(self, text: str) -> bool:
-        """Whether any marker could start in ``text``: its first character is there."""
-        for first in self._first_chars:  # noqa: SIM110 (a loop: any() costs a generator)
-            if first in text:
-                return True
-        return False
+        #: The character all markers start with ("" when they start differently): a text
+        #: without it has no marker start, which ``lead not in text`` tells without a call
+        #: (and never for "", which is in every text).
+        self.lead = self._first_chars if len(self._first_chars) == 1 else ""
 
     def find(self, text: str, pos: int = 0) -> re.Match[str] | None:
         return self._pattern.search(text, pos)

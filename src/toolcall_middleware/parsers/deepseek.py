@@ -61,6 +61,7 @@ _SEARCH = search_table(
 class DeepSeekParser(DelimitedCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
+    _ARGS_STATE = _ARGS
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)

@@ -87,7 +87,7 @@ class StreamParser:
                 return out
             pos = read
         elif state:
-            if not search.could_start_in(text):  # all of it is this state's text
+            if search.lead not in text:  # no marker starts here: all of it is this state's
                 self._segment(text, out)
                 return out
             if text in search.marker_set:  # servers send a special token per delta

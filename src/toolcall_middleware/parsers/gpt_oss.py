@@ -69,6 +69,7 @@ def recipient_name(header: str) -> str | None:
 class GptOssParser(DelimitedCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
+    _ARGS_STATE = _ARGS
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)

@@ -292,6 +292,16 @@ class DelimitedArguments:
         """Characters held back: a possible fence line, or trailing whitespace."""
         return 0 if self._mode == "done" else len(self._lead) + len(self._space)
 
+    def passes(self, text: str) -> bool:
+        """Whether ``text`` is arguments that go out as written and change nothing: what
+        ``feed`` would make of it is ``text`` itself (see ``ValueEnd.passes``)."""
+        mode = self._mode
+        if mode == "json":
+            return self._end.passes(text)
+        if mode == "raw":  # no whitespace to hold, before or at the end
+            return not self._space and not text[-1:].isspace()
+        return False
+
     def feed(self, segment: str, out: list[str]) -> None:
         mode = self._mode
         if mode == "json":
