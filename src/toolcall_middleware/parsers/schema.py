@@ -32,7 +32,8 @@ def json_string(text: str) -> str:
 
 def escape_piece(text: str) -> str:
     """A piece of a JSON string's contents: escaping is per character, so pieces concatenate."""
-    return json_string(text)[1:-1]
+    result: str = encode_basestring(text)
+    return result[1:-1]
 
 
 def parameter_type(tool: Tool | None, key: str) -> str:

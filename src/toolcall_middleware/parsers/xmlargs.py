@@ -57,6 +57,11 @@ class ArgumentsWriter:
     def value(self, text: str, out: list[Event]) -> None:
         if not text or not self._open:
             return
+        if self._quoted and not self._newline and text[-1] != "\n":
+            # The common case: more of a string value, streaming (a newline at its end may be
+            # framing, so that takes the way below).
+            out.append(CallArgs(escape_piece(text)))
+            return
         if not self._seen:
             self._seen = True
             if text[0] == "\n":
