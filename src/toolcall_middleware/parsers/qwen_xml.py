@@ -21,7 +21,7 @@ import re
 from ..events import Event
 from . import register
 from .base import MarkerSearch, ParserContext, held_size
-from .driver import scan_markers, search_table, skip_space
+from .driver import StreamParser, scan_markers, search_table, skip_space
 from .xmlargs import XmlCallParser
 
 _TAG_STOP = re.compile(r"[>\s<]")
@@ -58,6 +58,7 @@ class QwenXmlParser(XmlCallParser):
         self._state = _TEXT
         self._name = ""
         self._key = ""
+        self._value_search = _value_search("", "")  # the open value's end tags
         self._tag = ""
         self._raw: list[str] = []  # the call's text so far, for when it turns out not to be one
         self._events: list[Event] = []  # the call's events, held until it closes
@@ -66,6 +67,15 @@ class QwenXmlParser(XmlCallParser):
     def held_arguments(self) -> int:
         """The whole call so far: it goes out only once its closing tag came."""
         return held_size(self._raw)
+
+    def feed(self, text: str) -> list[Event]:
+        # The common case first: more of a value, with no tag start in it. Its events are
+        # held with the call's until the call closes.
+        if self._state is _VALUE and not self._pending and text and "<" not in text:
+            self._raw.append(text)
+            self._arguments.value(text, self._events)
+            return []
+        return StreamParser.feed(self, text)
 
     def _is_plain_text(self, text: str) -> bool:
         return self._search is None or "<" not in text
@@ -113,6 +123,7 @@ class QwenXmlParser(XmlCallParser):
             self._state = _TEXT
         elif _ELEMENT_NAME.fullmatch(tag):
             self._key = tag
+            self._value_search = _value_search(tag, self._name)
             self._arguments.open(tag, self._events)
             self._state = _VALUE
         else:
@@ -120,7 +131,7 @@ class QwenXmlParser(XmlCallParser):
         return end + 1
 
     def _value(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
-        found = scan_markers(buf, pos, _value_search(self._key, self._name), final)
+        found = scan_markers(buf, pos, self._value_search, final)
         if found is None:
             return None
         end, marker, resume = found
