@@ -117,6 +117,8 @@ class MarkerSearch:
         self.marker_set = frozenset(ordered)
         self._pattern = re.compile("|".join(re.escape(m) for m in ordered))
         self._prefixes = frozenset(m[:i] for m in ordered for i in range(1, len(m)))
+        #: The proper marker prefixes with no marker in them: a text that is one is all held.
+        self.bare_prefixes = frozenset(p for p in self._prefixes if not self._pattern.search(p))
         self._window = max(map(len, ordered)) - 1
         self._first_chars = "".join(sorted({m[0] for m in ordered}))
         #: The character all markers start with ("" when they start differently): a text

@@ -68,33 +68,37 @@ class StreamParser:
 
     def feed(self, text: str) -> list[Event]:
         out: list[Event] = []
-        if self._pending:
-            buf = self._pending + text
-            self._pending = buf[self._run(buf, 0, out, final=False) :]
-            return out
-        # Shortcuts of what the first _step would do, for the states nearly every delta finds.
         state = self._state
-        if not state and self._is_plain_text(text):
+        pending = self._pending
+        if pending:
+            buf = pending + text
+            self._pending = ""
+        elif not state and self._is_plain_text(text):
             return [Text(text)] if text else out
-        if not text:
+        elif not text:
             return out
+        else:
+            buf = text
+        # Shortcuts of what the first _step would do, for the cases nearly every delta is.
         pos = 0
         search = self._searches[state]
         if search is None:  # a state that reads its text itself
-            read = self._read(text, 0, out, False)
+            read = self._read(buf, 0, out, False)
             if read is None:
-                self._pending = text
+                self._pending = buf
                 return out
             pos = read
-        elif state:
-            if search.lead not in text:  # no marker starts here: all of it is this state's
-                self._segment(text, out)
-                return out
-            if text in search.marker_set:  # servers send a special token per delta
-                self._marker(text, out)
-                return out
-        if pos < len(text):
-            self._pending = text[self._run(text, pos, out, final=False) :]
+        elif state and not pending and search.lead not in buf:
+            self._segment(buf, out)  # no marker starts here: all of it is this state's
+            return out
+        elif buf in search.marker_set:  # one whole marker: a special token, or a cut one's rest
+            self._marker(buf, out)
+            return out
+        elif buf in search.bare_prefixes:  # a marker cut up: only its start so far
+            self._pending = buf
+            return out
+        if pos < len(buf):
+            self._pending = buf[self._run(buf, pos, out, final=False) :]
         return out
 
     def finish(self) -> list[Event]:
