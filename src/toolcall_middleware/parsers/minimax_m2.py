@@ -71,6 +71,7 @@ _SEARCH = search_table(
 class MinimaxM2Parser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
+    _VALUE_STATE = _VALUE
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)

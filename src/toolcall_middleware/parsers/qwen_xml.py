@@ -48,6 +48,7 @@ _TEXT, _CALL, _TAG, _VALUE = _State
 @register("qwen_xml")
 class QwenXmlParser(XmlCallParser):
     TRIGGERS = "<"
+    _VALUE_STATE = _VALUE
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)

@@ -32,6 +32,8 @@ def json_string(text: str) -> str:
 
 def escape_piece(text: str) -> str:
     """A piece of a JSON string's contents: escaping is per character, so pieces concatenate."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return text  # nothing to escape (control characters are not printable)
     result: str = encode_basestring(text)
     return result[1:-1]
 
