@@ -123,8 +123,7 @@ class CallObject:
                     return n
                 i = end
                 decoded = "".join(self._parts)
-                self._parts = []
-                self._decoder = StringDecoder()
+                self._parts = []  # (the decoder, its string ended, holds nothing: it is reused)
                 if state is _KEY:
                     self._key = decoded
                     self._state = _COLON
@@ -149,11 +148,13 @@ class CallObject:
                 i = end
                 self._state = _AFTER_VALUE
                 continue
-            match = NON_SPACE.search(text, i)
-            if match is None:
-                return n
-            i = match.start()
             char = text[i]
+            if char.isspace():  # (whitespace as \s matches it)
+                match = NON_SPACE.search(text, i)
+                if match is None:
+                    return n
+                i = match.start()
+                char = text[i]
             if state is _START:
                 if char != "{":
                     return self._fail(i, out)

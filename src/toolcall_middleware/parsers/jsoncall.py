@@ -45,9 +45,15 @@ class JsonCallParser(StreamParser):
         return self._object.held
 
     def feed(self, text: str) -> list[Event]:
-        # The common case first: a piece of a call's arguments that goes out as written.
-        if self._state is OBJECT and not self._pending and self._object.passes(text):
-            return [CallArgs(text)] if text else []
+        if self._state is OBJECT and not self._pending and text:
+            # The common case first: a piece of a call's arguments that goes out as written.
+            if self._object.passes(text):
+                return [CallArgs(text)]
+            out: list[Event] = []  # else the object's first step, as StreamParser.feed's
+            stop = self._read_object(text, 0, out)
+            if stop < len(text):
+                self._pending = text[self._run(text, stop, out, final=False) :]
+            return out
         return StreamParser.feed(self, text)
 
     def _held_markup(self) -> int:
@@ -59,14 +65,7 @@ class JsonCallParser(StreamParser):
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
         if state is OBJECT:
-            stop = self._object.feed(buf, pos, out)
-            status = self._object.status
-            if status is CALL:
-                self._state = AFTER
-            elif status is NOT_CALL:
-                self._not_a_call(out)
-                self._state = TEXT
-            return stop
+            return self._read_object(buf, pos, out)
         if state is AFTER:
             after, closing = self._after.step(buf, pos, out, final)
             if closing is not None:
@@ -82,6 +81,16 @@ class JsonCallParser(StreamParser):
             self._give_back(self._opening, out)
             self._state = TEXT
         return start
+
+    def _read_object(self, buf: str, pos: int, out: list[Event]) -> int:
+        stop = self._object.feed(buf, pos, out)
+        status = self._object.status
+        if status is CALL:
+            self._state = AFTER
+        elif status is NOT_CALL:
+            self._not_a_call(out)
+            self._state = TEXT
+        return stop
 
     def _closed(self, closing: str) -> None:
         """After a call: the closing marker, or ``""`` when there was none."""
