@@ -82,10 +82,10 @@ class CallObject:
         """The object's text so far; only kept until it is known to be a call."""
         return "".join(self._raw)
 
-    def passes(self, text: str) -> bool:
-        """Whether ``text`` is all arguments of the call, to go out as written: what ``feed``
-        would make of it is ``CallArgs(text)`` (see ``ArgumentsValue.passes``)."""
-        return self._state is _ARGUMENTS and self._committed and self._arguments.passes(text)
+    def take(self, text: str) -> bool:
+        """Take ``text`` if all of it is arguments of the call that go out as written: True,
+        and ``feed`` would have made ``CallArgs(text)`` of it. False: nothing changed."""
+        return self._state is _ARGUMENTS and self._committed and self._arguments.take(text)
 
     def feed(self, text: str, pos: int, out: list[Event]) -> int:
         """Read ``text[pos:]``; return where reading stopped.

@@ -32,7 +32,7 @@ class DelimitedCallParser(StreamParser):
             self._state is self._ARGS_STATE
             and not self._pending
             and self._args_lead not in text
-            and self._arguments.passes(text)
+            and self._arguments.take(text)
         ):
             return [CallArgs(text)] if text else []
         return StreamParser.feed(self, text)

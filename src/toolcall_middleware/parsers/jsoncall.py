@@ -47,7 +47,7 @@ class JsonCallParser(StreamParser):
     def feed(self, text: str) -> list[Event]:
         if self._state is OBJECT and not self._pending and text:
             # The common case first: a piece of a call's arguments that goes out as written.
-            if self._object.passes(text):
+            if self._object.take(text):
                 return [CallArgs(text)]
             out: list[Event] = []  # else the object's first step, as StreamParser.feed's
             stop = self._read_object(text, 0, out)

@@ -43,17 +43,21 @@ class ValueEnd:
         self._scalar = False
         self._started = False
 
-    def passes(self, text: str) -> bool:
-        """Whether ``text`` is inside the value and changes nothing: inside a string, no quote
-        or backslash; between strings, no quote or bracket. ``scan`` of it would find no end.
+    def take(self, text: str) -> bool:
+        """Scan all of ``text`` if the value goes on past it: True. False when it ends in
+        ``text`` (or has not begun): then nothing changed, and ``scan`` finds where.
 
-        The common case while a value streams, tested without scanning.
+        For a value that streams, where a piece that ends it is rare: a value ends once.
         """
-        if not self._started or self._scalar or self._escaped:
+        if not self._started or self._scalar:
             return False
-        if self._in_string:
-            return '"' not in text and "\\" not in text
-        return _STRUCTURE.search(text) is None
+        if self._in_string and not self._escaped and '"' not in text and "\\" not in text:
+            return True  # the most common case, without a scan
+        saved = self._depth, self._in_string, self._escaped
+        if self.scan(text, 0) == -1:
+            return True
+        self._depth, self._in_string, self._escaped = saved
+        return False
 
     def scan(self, text: str, pos: int) -> int:
         """Index just past the value's end in ``text[pos:]``, or -1 if it goes on past the text.
@@ -220,13 +224,13 @@ class ArgumentsValue:
         """Characters of a scalar value held until it ends."""
         return held_size(self._scalar)
 
-    def passes(self, text: str) -> bool:
-        """Whether ``text`` is value text that goes out as written and changes nothing (see
-        ``ValueEnd.passes``): what ``feed`` would make of it is ``text`` itself."""
+    def take(self, text: str) -> bool:
+        """Take ``text`` if all of it is value text that goes out as written: True, and
+        ``feed`` would have made ``text`` of it. False: nothing changed, ``feed`` reads it."""
         kind = self._kind
         if kind == "raw":
-            return self._end.passes(text)
-        if kind == "string":
+            return self._end.take(text)
+        if kind == "string":  # decodes to itself, and does not end
             return not self._string.carry and '"' not in text and "\\" not in text
         return False
 
@@ -292,12 +296,12 @@ class DelimitedArguments:
         """Characters held back: a possible fence line, or trailing whitespace."""
         return 0 if self._mode == "done" else len(self._lead) + len(self._space)
 
-    def passes(self, text: str) -> bool:
-        """Whether ``text`` is arguments that go out as written and change nothing: what
-        ``feed`` would make of it is ``text`` itself (see ``ValueEnd.passes``)."""
+    def take(self, text: str) -> bool:
+        """Take ``text`` if all of it is arguments that go out as written: True, and ``feed``
+        would have made ``text`` of it. False: nothing changed, ``feed`` reads it."""
         mode = self._mode
         if mode == "json":
-            return self._end.passes(text)
+            return self._end.take(text)
         if mode == "raw":  # no whitespace to hold, before or at the end
             return not self._space and not text[-1:].isspace()
         return False

@@ -71,8 +71,8 @@ class MistralParser(StreamParser):
         # The common case first: a piece of a call's arguments that goes out as written.
         if not self._pending:
             state = self._state
-            if (state is _ARGS and self._arguments.passes(text)) or (
-                state is _OBJECT and self._object.passes(text)
+            if (state is _ARGS and self._arguments.take(text)) or (
+                state is _OBJECT and self._object.take(text)
             ):
                 return [CallArgs(text)] if text else []
         return StreamParser.feed(self, text)

@@ -56,10 +56,10 @@ class ArgumentsWriter:
         self._seen = self._newline = self._quoted = False
         self._held = []
 
-    def passes(self, text: str) -> bool:
-        """Whether ``text`` is more of a streaming string value that goes out as written:
-        nothing in it to escape, and no newline (one at the end may be framing). What
-        ``value`` would make of it is ``CallArgs(text)``."""
+    def take(self, text: str) -> bool:
+        """Take ``text`` if it is more of a streaming string value that goes out as written:
+        nothing in it to escape, and no newline (one at the end may be framing). True, and
+        ``value`` would have made ``CallArgs(text)`` of it; False: ``value`` reads it."""
         return (
             self._quoted
             and self._open
@@ -140,7 +140,7 @@ class XmlCallParser(StreamParser):
             self._state is self._VALUE_STATE
             and not self._pending
             and "<" not in text
-            and self._arguments.passes(text)
+            and self._arguments.take(text)
         ):
             return [CallArgs(text)] if text else []
         return StreamParser.feed(self, text)
