@@ -70,12 +70,17 @@ class QwenXmlParser(XmlCallParser):
         return held_size(self._raw)
 
     def feed(self, text: str) -> list[Event]:
-        # The common case first: more of a value, with no tag start in it. Its events are
-        # held with the call's until the call closes.
-        if self._state is _VALUE and not self._pending and text and "<" not in text:
-            self._raw.append(text)
-            self._arguments.value(text, self._events)
-            return []
+        if self._state is _VALUE:  # the common cases first, as StreamParser.feed's shortcuts
+            pending = self._pending
+            if not pending and text and "<" not in text:
+                # More of the value. Its events are held with the call's until it closes.
+                self._raw.append(text)
+                self._arguments.value(text, self._events)
+                return []
+            buf = pending + text
+            if buf in self._value_search.bare_prefixes:  # only the start of an end tag
+                self._pending = buf
+                return []
         return StreamParser.feed(self, text)
 
     def _is_plain_text(self, text: str) -> bool:
