@@ -8,6 +8,12 @@ with ``final=True`` (nothing may be held), then ``_close`` flushes unfinished ma
 Most states only look for their next marker: such a state has a ``MarkerSearch`` in the
 parser's ``_searches`` table, its text goes to ``_segment`` and each marker to ``_marker``.
 A state without one (``None``) reads the text itself in ``_read``.
+
+Most deltas are one piece of arguments, one special token, or a few characters of a marker, so
+``feed`` takes those without the step loop (the loop's first step, done directly), and a format
+may take its own most common case in a ``feed`` of its own before that: a piece of arguments
+that goes out as written, checked without calling more than it must. A state compared on every
+delta is a module name, not ``_State.X``: looking a member up on its enum class runs Python code.
 """
 
 from __future__ import annotations
