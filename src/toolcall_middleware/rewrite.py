@@ -214,7 +214,9 @@ class ChoiceRewriter:
             self.idle = self.text_only = False
             self.has_calls = True
             self.lag = -1
-            self._count_fed(text)
+            self._unchecked += len(text)  # _count_fed, inline on the path most deltas take
+            if self._unchecked >= CHECK_EVERY:
+                self.exceeded = self._check_held()
             return {"tool_calls": entries} if entries else {}
         if not events and text:  # all of it was markup, or is held back: nothing to send
             self.idle = False

@@ -28,6 +28,8 @@ from .template import ChunkTemplate, one_text_choice
 logger = logging.getLogger("toolcall_middleware")
 
 DONE = b"[DONE]"
+# Module names for the calls on the per-event path: a global is cheaper than a module's attribute.
+_loads, _dumps = orjson.loads, orjson.dumps
 #: Events held at most while held-back text is unresolved; past it the rewritten form is sent.
 MAX_TENTATIVE_EVENTS = 64
 #: Chunks a stream may try to learn a template from (each try re-encodes one chunk).
@@ -214,7 +216,7 @@ class SSEStreamRewriter:
             return None
         fields, value = found
         try:
-            text = orjson.loads(value)
+            text = _loads(value)
         except orjson.JSONDecodeError:
             return None
         if type(text) is not str:
@@ -241,7 +243,7 @@ class SSEStreamRewriter:
             return self._fail(body)
         if result is None:
             return self._sent(body, body, was_lagging)
-        out = template.delta_head + orjson.dumps(result) + template.delta_tail if result else b""
+        out = template.delta_head + _dumps(result) + template.delta_tail if result else b""
         if self.changed and not self._tentative and rewriter.exceeded is None \
                 and not rewriter.text_only:
             return out  # what _sent would say, in the usual case of a call streaming
