@@ -46,9 +46,6 @@ _SEARCH = (
     MarkerSearch((CALL_END_MARKER, CALL_BEGIN, *SECTION_END)),
 )
 
-#: The markers each state looks for, to take a delta that is exactly one without searching.
-_WHOLE_MARKERS = tuple(frozenset(search.markers) for search in _SEARCH)
-
 
 def name_from_call_id(call_id: str, context: ParserContext) -> str | None:
     """The function name a Kimi call id carries, or ``None`` when the id does not say.
@@ -123,7 +120,7 @@ class KimiK2Parser:
                     return [CallArgs(text)] if text else out
                 self._consume(text, out)
                 return out
-            if text in _WHOLE_MARKERS[self._state]:  # servers send a special token per delta
+            if text in _SEARCH[self._state].marker_set:  # a special token per delta, as sent
                 self._on_marker(text, out)
                 return out
         buf = self._pending + text if self._pending else text
