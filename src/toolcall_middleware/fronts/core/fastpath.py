@@ -238,11 +238,16 @@ class FastChunkReading:
 enabled = True
 
 
+class _Done(Protocol):
+    @property
+    def done(self) -> bool: ...
+
+
 def fast_events(
     reader: FastChunkReading,
     fast_delta: Callable[[int, str], bytes | None],
     general: Callable[[int, str], bytes],
-    done: Callable[[], bool],
+    front: _Done,
 ) -> FastEvent | None:
     """A front's fast path for the responder (its ``FrontStream.fast_event``), over the front's
     ``ChatReader``: for one whole SSE event (``data: {...}\\n\\n``, nothing else) and what the
@@ -252,13 +257,13 @@ def fast_events(
     The reader reads the event (``read_handed``, else ``read_fast``); ``fast_delta(kind,
     text)`` gives the front's bytes for what it read, or ``None``, and then ``general(kind,
     text)`` gives them the general way (``core_event`` is the core event read). Nothing is
-    read once ``done()``. ``None`` when the fast path is off (``enabled``)."""
+    read once ``front.done``. ``None`` when the fast path is off (``enabled``)."""
     if not enabled:
         return None
     read, read_handed = reader.read_fast, reader.read_handed
 
     def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
-        if done():
+        if front.done:
             return None
         found = read(event) if handed is None else read_handed(handed)
         if found is None:

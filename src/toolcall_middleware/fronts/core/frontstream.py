@@ -158,5 +158,4 @@ class EventStream:
         def general(kind: int, text: str) -> bytes:  # what the translator declined
             return self.out(translator._translate([core_event(translator.reader, kind, text)]))
 
-        return fast_events(translator.reader, translator.fast_delta, general,
-                           lambda: translator.done)
+        return fast_events(translator.reader, translator.fast_delta, general, translator)

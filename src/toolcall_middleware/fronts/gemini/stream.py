@@ -95,8 +95,7 @@ class GeminiStream:
         #: The core's fast path (``core.fast_events``): the usual event read undecoded, or
         #: from what the chat path handed; its parts are made as ``_events`` makes them.
         self.fast_event = core.fast_events(
-            self.reader, _no_fast_delta, self._fast_general, lambda: self._done,
-        ) if self.stream else None
+            self.reader, _no_fast_delta, self._fast_general, self) if self.stream else None
 
     @property
     def done(self) -> bool:
