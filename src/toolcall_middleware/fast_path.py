@@ -28,6 +28,7 @@ import orjson
 from . import lenient_json
 from .chunk_rewriter import UNCHANGED_IDLE, Chunk, ChunkRewriter, Rewrite
 from .chunk_template import ChunkTemplate, one_text_choice
+from .handoff import Handed
 from .sse import DONE, encode_chunks
 
 #: Chunks a stream may try to learn a template from (each try re-encodes one chunk).
@@ -53,10 +54,12 @@ class FastPath:
     decoded, and the parser's ``triggers`` (``None``: unknown, so nothing passes unread).
     ``templates=False``: no template is learned (debug capture wants every decoded chunk)."""
 
-    __slots__ = ("_patterns", "_rewriter", "_tries", "_trigger", "_triggers", "template")
+    __slots__ = ("_patterns", "_rewriter", "_tries", "_trigger", "_triggers", "hand", "handed",
+                 "template")
 
     def __init__(
-        self, rewriter: ChunkRewriter, triggers: str | None, *, templates: bool = True
+        self, rewriter: ChunkRewriter, triggers: str | None, *, templates: bool = True,
+        hand: bool = False,
     ) -> None:
         self._rewriter = rewriter
         self._triggers = triggers
@@ -65,6 +68,12 @@ class FastPath:
         self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._tries = TEMPLATE_TRIES if templates else 0
         self.template: ChunkTemplate | None = None
+        #: Keep what the template read (``handoff.py``) in ``handed``, when ``rewrite`` gives
+        #: back one event it read (whoever reads it clears it before the next); not when JSON
+        #: whitespace stands around the text (``value`` not between quotes), which could hold
+        #: a line break: the body would not be one SSE event.
+        self.hand = hand
+        self.handed: Handed | None = None
 
     def learn(self, data: bytes, chunk: Chunk) -> None:
         """``chunk``, just decoded from ``data`` in a stream of ``\\n`` line endings and not yet
@@ -97,9 +106,13 @@ class FastPath:
                         trigger = self._trigger
                         if trigger is not None:
                             if trigger not in text:
+                                if self.hand and value[0] == 34 == value[-1]:  # see handoff
+                                    self.handed = (template.index, fields, text)
                                 return raw, UNCHANGED_IDLE
                         elif self._triggers is not None and not any(
                                 char in text for char in self._triggers):
+                            if self.hand and value[0] == 34 == value[-1]:
+                                self.handed = (template.index, fields, text)
                             return raw, UNCHANGED_IDLE
                     rewrite = self._rewriter.text(template, fields, text)
                     if rewrite is not None:
@@ -107,6 +120,8 @@ class FastPath:
                         if delta is None:  # unchanged, or not one delta: as the general path
                             chunks = rewrite.chunks
                             if chunks is None:
+                                if self.hand and value[0] == 34 == value[-1]:
+                                    self.handed = (template.index, fields, text)
                                 return raw, rewrite
                             return (encode_chunks(chunks) if chunks else b""), rewrite
                         # The template's chunk with this delta: head + members + tail.
@@ -114,6 +129,9 @@ class FastPath:
                             members = _dumps(delta)
                         except TypeError:  # what only the standard library writes
                             members = lenient_json.dumps(delta)
+                        else:
+                            if self.hand:
+                                self.handed = (template.index, None, delta)
                         return template.delta_head + members + template.delta_tail, rewrite
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
             return raw, UNCHANGED_IDLE

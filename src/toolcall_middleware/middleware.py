@@ -19,6 +19,7 @@ from .asgi import ASGIApp, Receive, Scope, Send
 from .config import Options
 from .debug import DebugCapture, debug_app
 from .detect import resolve_provider
+from .handoff import offered
 from .hook import CompletionHook, call_hook
 from .metrics import metrics_for
 from .request import BodyTooLarge, RequestFacts, read_body, replay_receive
@@ -98,7 +99,7 @@ class ToolCallMiddleware:
         if isinstance(info, dict):
             info["provider"] = provider
         rewriters = Rewriters(self.options, provider, request, metrics=self.metrics,
-                              debug=self.debug)
+                              debug=self.debug, hand=offered(scope))
         responder = ToolCallResponder(
             send, rewriters if rewrite else None, tap=hook is not None,
             max_json_bytes=self.options.max_buffered_bytes, json_report=rewriters.json_report,

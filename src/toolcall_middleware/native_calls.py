@@ -98,6 +98,16 @@ class NativeToolCalls:
         self._last_slot = index
         return self._calls.arguments(fragment, call)
 
+    def open_arguments(self, index: int, fragment: str) -> list[Entry] | None:
+        """``continuation`` of ``{"index": index, "function": {"arguments": fragment}}``, for
+        a reader that has the index and the text apart already (the same tests, kept apart so
+        that ``continuation``, on the chat path's hot path, makes no extra call)."""
+        call = self._slots.get(index)
+        if call is None or not call.started or call.ended or len(self._open) != 1:
+            return None
+        self._last_slot = index
+        return self._calls.arguments(fragment, call)
+
     def feed_message(self, entries: list[Any]) -> list[Entry]:
         """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever
         ``index`` it carries (some servers put ``index: 0`` on all of them)."""

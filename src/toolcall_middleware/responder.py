@@ -12,6 +12,7 @@ from typing import Any
 
 from . import lenient_json
 from .asgi import Message, Send
+from .handoff import KEY, Handed
 from .hook import CompletionTap
 from .metrics import NULL_REPORT, Report
 from .pause import PauseRelease, running_loop
@@ -84,18 +85,19 @@ class ToolCallResponder:
             out = stream.feed(body)
             more = message.get("more_body", False)
             if more and self._tap is None and not stream.ended:  # mid-stream, as most are
+                # What the stream read of it, for an in-process front (handoff.py).
+                handed = stream.handed
                 if out is body:
-                    await self._send(message)  # nothing changed: the upstream's own message
+                    # Nothing changed: the upstream's own message.
+                    await self._send(message if handed is None else {**message, KEY: handed})
                 elif pause is None:
                     if out:
-                        await self._send({"type": "http.response.body", "body": out,
-                                          "more_body": True})
+                        await self._send(_more(out, handed))
                 else:
                     sends = pause.activity + 1
                     pause.activity = sends  # odd: in flight
                     if out:
-                        await self._send({"type": "http.response.body", "body": out,
-                                          "more_body": True})
+                        await self._send(_more(out, handed))
                     pause.activity = sends + 1
                     if not pause.watching and stream.holding:
                         pause.watch()
@@ -221,3 +223,11 @@ class ToolCallResponder:
 
 def _without(headers: Any, name: bytes) -> list[tuple[bytes, bytes]]:
     return [(k, v) for k, v in headers if k.lower() != name]
+
+
+def _more(body: bytes, handed: Handed | None) -> Message:
+    """A body message that is not the last, with what the stream read of it, if anything."""
+    message = {"type": "http.response.body", "body": body, "more_body": True}
+    if handed is not None:
+        message[KEY] = handed
+    return message

@@ -39,7 +39,11 @@ class Rewriters:
         *,
         metrics: Metrics | None = None,
         debug: DebugCapture | None = None,
+        hand: bool = False,
     ) -> None:
+        """``hand``: an API front in this process takes what the stream reads of its events
+        (``handoff.py``)."""
+        self._hand = hand
         self._options = options
         self._provider = provider
         self._request = request
@@ -64,7 +68,7 @@ class Rewriters:
         return SSERewriter(
             rewriter, triggers, max_event_bytes=options.max_buffered_bytes,
             report=self.stream_report, capture=None if self._debug is None else self._stream_seen,
-            releases_text=releases_held_text(self._provider),
+            releases_text=releases_held_text(self._provider), hand=self._hand,
         )
 
     def completion(self, completion: Any) -> tuple[bool, int]:

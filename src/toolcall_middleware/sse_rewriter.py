@@ -24,6 +24,7 @@ import orjson
 from . import lenient_json
 from .chunk_rewriter import UNCHANGED_IDLE, Chunk, ChunkRewriter, Rewrite
 from .fast_path import FastPath
+from .handoff import Handed
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event
@@ -58,11 +59,16 @@ class SSERewriter:
         capture: Capture | None = None,
         releases_text: bool = False,
         fast_path: bool = True,
+        hand: bool = False,
     ) -> None:
         self.rewriter = rewriter
         # Debug capture records the chunks of every event with calls: no templates then.
-        self._fast = FastPath(rewriter, triggers, templates=capture is None) if fast_path \
-            else None
+        self._fast = FastPath(rewriter, triggers, templates=capture is None, hand=hand) \
+            if fast_path else None
+        #: An in-process front takes what the fast path read (``handoff.py``): ``handed``,
+        #: for the body ``feed`` just gave back, when that is the one event it read.
+        self.hand = hand and fast_path
+        self.handed: Handed | None = None
         self._releases_text = releases_text
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
@@ -83,6 +89,8 @@ class SSERewriter:
     def feed(self, body: bytes) -> bytes:
         decoder = self._decoder
         fast = self._fast  # (None once the stream failed or ended)
+        if self.hand:
+            self.handed = None
         idle = self._idle and not self._held
         # The fast path reads events through a template, or passes them while the stream idles.
         if fast is not None and decoder.at_boundary and (idle or fast.template is not None):
@@ -95,13 +103,18 @@ class SSERewriter:
             if taken is not None:
                 rewritten, rewrite = taken
                 if rewrite is UNCHANGED_IDLE:  # (idle, nothing held: the stream stays as it is)
+                    if self.hand:
+                        self.handed, fast.handed = fast.handed, None
                     return body
                 if rewrite.exceeded is None and not self._held and (
                         rewritten is body or (self.changed and not rewrite.text_only)):
                     # _send's first outcome, inline: how nearly every other event here goes.
                     self._lagging = rewrite.lagging
                     self._idle = rewrite.idle
+                    if self.hand:
+                        self.handed, fast.handed = fast.handed, None
                     return rewritten
+                fast.handed = None  # held, or given with held events: not one event read
                 return self._send(body, rewritten, rewrite)
         if self._failed:
             return body

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import core
 from ..core import ids
+from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
@@ -64,6 +65,11 @@ class StreamTranslator(Translator):
         self.done = False
         self._next_index = 0
         self._open: str | None = None  # "thinking", "text", "tool_use" or None
+        #: The kind of text the open block takes on the fast path (``fastpath.REASONING``,
+        #: ``CONTENT``, ``ARGUMENTS``; -1: none), and its delta event's bytes (None for tool
+        #: input that is held).
+        self._fast_kind = -1
+        self._fast_template: EventTemplate | None = None
         self._out_ascii = 0
         self._out_other = 0
 
@@ -120,8 +126,7 @@ class StreamTranslator(Translator):
                     self.large = True
                 self._count(event.fragment)
                 if not self.buffer_tool_input:
-                    delta = {"type": "input_json_delta", "partial_json": event.fragment}
-                    out.append(self._block_delta(delta))
+                    out.append(self._block_delta(_delta("tool_use", event.fragment)))
             elif kind is core.TextDelta or kind is core.ReasoningDelta:
                 assert isinstance(event, (core.TextDelta, core.ReasoningDelta))
                 self._text("text" if kind is core.TextDelta else "thinking", event.text, out)
@@ -137,8 +142,7 @@ class StreamTranslator(Translator):
                 if self.buffer_tool_input:
                     if len(event.text) >= LARGE_STRING:
                         self.large = True
-                    delta = {"type": "input_json_delta", "partial_json": event.text}
-                    out.append(self._block_delta(delta))
+                    out.append(self._block_delta(_delta("tool_use", event.text)))
                 self._close(out)
             elif kind is core.Finish:
                 assert isinstance(event, core.Finish)
@@ -161,17 +165,35 @@ class StreamTranslator(Translator):
                 else {"type": "text", "text": ""}
             )
             out.append(self._block_start(block))
-        if kind == "thinking":
-            delta = {"type": "thinking_delta", "thinking": text}
+        out.append(self._block_delta(_delta(kind, text)))
+
+    def fast_delta(self, kind: int, text: str) -> bytes | None:
+        """``Translator.fast_delta``: a delta of the open block, from its template."""
+        if kind != self._fast_kind or len(text) >= LARGE_STRING:
+            return None
+        if text.isascii():
+            self._out_ascii += len(text)
         else:
-            delta = {"type": "text_delta", "text": text}
-        out.append(self._block_delta(delta))
+            self._count(text)
+        if self._fast_template is None:
+            return b""  # tool input held: it is sent whole when the call ends
+        return self._fast_template.render_text(text)
 
     # --- blocks -----------------------------------------------------------------------------
 
     def _block_start(self, block: dict[str, Any]) -> Event:
         index = self._next_index
         self._next_index += 1
+        kind = block["type"]
+        self._fast_kind, self._fast_template = -1, None
+        if kind == "tool_use" and self.buffer_tool_input:
+            self._fast_kind = ARGUMENTS
+        else:
+            self._fast_template = self.template(
+                "content_block_delta", lambda _, text: self._block_delta(_delta(kind, text))[1],
+                numbered=False, alike=kind)
+            if self._fast_template is not None:
+                self._fast_kind = _FAST_KINDS[kind]
         return (
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": block},
@@ -195,6 +217,7 @@ class StreamTranslator(Translator):
             ("content_block_stop", {"type": "content_block_stop", "index": self._next_index - 1})
         )
         self._open = None
+        self._fast_kind = -1
 
     # --- end of message ---------------------------------------------------------------------
 
@@ -240,6 +263,19 @@ class StreamTranslator(Translator):
         ascii_chars = len(text.encode("ascii", "ignore"))
         self._out_ascii += ascii_chars
         self._out_other += len(text) - ascii_chars
+
+
+#: What text each block takes on the fast path.
+_FAST_KINDS = {"thinking": REASONING, "text": CONTENT, "tool_use": ARGUMENTS}
+
+
+def _delta(block: str, text: str) -> dict[str, str]:
+    """The delta of a ``thinking``, ``text`` or ``tool_use`` block carrying ``text``."""
+    if block == "thinking":
+        return {"type": "thinking_delta", "thinking": text}
+    if block == "text":
+        return {"type": "text_delta", "text": text}
+    return {"type": "input_json_delta", "partial_json": text}
 
 
 def map_usage(usage: Mapping[str, Any]) -> dict[str, int]:

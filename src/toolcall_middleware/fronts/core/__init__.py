@@ -11,6 +11,10 @@ A front is a request translator plus an encoder of the core's events:
 - ``frontstream``: ``Translator`` (reader in, an API's ``(type, data)`` events out) and
   ``EventStream`` (a ``FrontStream`` over a translator; ``event:``-named SSE unless a front
   overrides ``encode``).
+- ``fastpath``: the usual event read undecoded and written from byte templates, under one
+  rule (exactly the general path's bytes, or decline). An ``EventStream`` takes it on its
+  own; a front renders its deltas by giving ``Translator.fast_delta``. A ``FrontStream`` of
+  its own gets the reading with ``fast_event = fast_events(...)`` and ``learn``.
 - ``options``: ``build_options`` (keyword > ``TOOLCALL_<FRONT>_*`` > config table > default)
   and the checks every front's options share; ``models.map_model``; ``system``: one leading
   system message; ``ids``: the tool-id codec; ``schema``: tool-schema cleaning;
@@ -30,6 +34,7 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure
+from .fastpath import EventTemplate, core_event, fast_events
 from .frontstream import EventStream, Translator
 from .reader import ChatReader, decode_chunk
 from .responder import FrontResponder, FrontStream
@@ -41,6 +46,7 @@ __all__ = [
     "ChatReader",
     "Event",
     "EventStream",
+    "EventTemplate",
     "Finish",
     "FrontResponder",
     "FrontStream",
@@ -49,5 +55,7 @@ __all__ = [
     "Translator",
     "UpstreamError",
     "UpstreamFailure",
+    "core_event",
     "decode_chunk",
+    "fast_events",
 ]

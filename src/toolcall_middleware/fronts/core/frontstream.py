@@ -2,17 +2,22 @@
 through a ``ChatReader`` and turns the core's events into its API's ``(type, data)`` events;
 an ``EventStream`` is the ``FrontStream`` the responder drives, encoding those events for the
 client when it streams (``event:``-named SSE by default) and collecting them when not.
+
+An ``EventStream`` also takes the usual upstream event on the fast path (``fastpath.py``): the
+reader reads its text undecoded, and the translator's ``fast_delta`` hook, when a front gives
+one, renders its own event from byte templates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
+from .fastpath import Encoder, EventTemplate, FastEvent, Maker, core_event, fast_events
 from .plumbing import Reply, event_head, named_events
 from .reader import ChatReader
 
@@ -46,6 +51,42 @@ class Translator:
     def _translate(self, events: list[Event]) -> list[WireEvent]:
         raise NotImplementedError
 
+    # --- the fast path (``fastpath.py``) -----------------------------------------------------
+
+    #: How the stream encodes this translator's events (``EventStream`` sets it), so event
+    #: templates are made with the very encoder the general path uses.
+    encoder: Encoder = staticmethod(named_events)
+    #: ``template``'s ``(kind, alike, numbered)`` keys proved so far in this stream.
+    _proved_templates: frozenset[tuple[str, Hashable, bool]] = frozenset()
+
+    def fast_delta(self, kind: int, text: str) -> bytes | None:
+        """The hook a front gives to send the usual event without building it: the bytes the
+        stream would send for the one core event the reader just read, a ``ReasoningDelta``,
+        a content ``TextDelta`` or the open call's ``CallArgs`` (``kind``: ``fastpath``'s
+        ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
+        on as ``_translate`` moves it; or ``None``, nothing changed, for the general path.
+        Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must
+        be declined. ``template`` makes the bytes."""
+        return None
+
+    def template(
+        self, kind: str, make: Maker, *, numbered: bool = True, alike: Hashable = None
+    ) -> EventTemplate | None:
+        """The bytes of ``kind`` events whose data ``make(number, text)`` builds: give it the
+        function the general path builds them with (see ``EventTemplate``). ``make`` is
+        proved to place the number and text as given, and nothing made from them, on every
+        call; or, with an ``alike`` key (the deltas of every item of one kind, say, built by
+        one function), once per stream for that key and ``kind``."""
+        if alike is None:
+            return EventTemplate.build(self.encoder, kind, make, numbered=numbered)
+        key = (kind, alike, numbered)
+        proved = key in self._proved_templates
+        template = EventTemplate.build(self.encoder, kind, make, numbered=numbered,
+                                       check=not proved)
+        if template is not None and not proved:
+            self._proved_templates = self._proved_templates | {key}
+        return template
+
 
 class EventStream:
     """A ``FrontStream`` over a ``Translator``; a subclass gives ``fail``, ``result`` and
@@ -53,7 +94,10 @@ class EventStream:
 
     def __init__(self, translator: Translator, stream: bool) -> None:
         self.translator = translator
+        translator.encoder = self.encode
         self.stream = stream
+        #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
+        self.fast_event = self._fast_events() if stream else None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
 
@@ -99,3 +143,19 @@ class EventStream:
             kind, data = events[0]
             return event_head(kind) + orjson.dumps(data) + b"\n\n"
         return self.encode(events)
+
+    # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
+
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
+        if self.fast_event is not None:
+            self.translator.reader.learn(data, chunk)
+
+    def _fast_events(self) -> FastEvent | None:
+        """``fast_event`` (see ``fastpath.fast_events``): this stream's translator renders."""
+        translator = self.translator
+
+        def general(kind: int, text: str) -> bytes:  # what the translator declined
+            return self.out(translator._translate([core_event(translator.reader, kind, text)]))
+
+        return fast_events(translator.reader, translator.fast_delta, general, translator)

@@ -9,6 +9,10 @@ parallel calls, late ids) is handled once, and calls come out one after another.
 Memory is bounded: the arguments text of the open call, and text the normaliser holds for
 calls waiting their turn, each stay under ``max_arguments_bytes``; past it the answer ends with
 an ``UpstreamError``.
+
+The usual chunk (one text, or one more piece of the open call's arguments) can also be read
+from its SSE event's bytes, undecoded (``read_fast``; ``fastpath.py`` states its rule), once
+the reader has learnt the stream's chunk template (``learn``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure, from_stream_error
+from .fastpath import FastChunkReading
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
@@ -89,7 +94,7 @@ class _OpenCall:
         self.size = 0
 
 
-class ChatReader:
+class ChatReader(FastChunkReading):
     """One upstream answer (choice 0) in, ``events.Event``s out."""
 
     def __init__(
@@ -125,6 +130,11 @@ class ChatReader:
     def answer_size(self) -> int:
         """Characters of text and arguments read so far."""
         return self._answer_size
+
+    @property
+    def open_call_index(self) -> int | None:
+        """The index of the call whose arguments are streaming, if one is."""
+        return None if self._open is None else self._open.index
 
     @property
     def dropped_calls(self) -> int:

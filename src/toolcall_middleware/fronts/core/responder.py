@@ -18,9 +18,12 @@ from typing import Any, Protocol
 
 import anyio
 
+from ... import handoff
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
+from ...handoff import KEY as HANDED
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
+from .fastpath import FastEvent
 from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
 from .reader import decode_chunk
 
@@ -93,8 +96,13 @@ class FrontResponder:
         self.finished = False  # the client has the whole response
         self.ping: anyio.Event | None = None  # a keep-alive being sent
         self.last_write = time.monotonic()
+        # The fast path's hooks (``EventStream``'s), when the front has them.
+        self._fast_event: FastEvent | None = getattr(front, "fast_event", None)
+        self._learn = getattr(front, "learn", None) if self._fast_event is not None else None
 
     async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
+        if self._fast_event is not None:  # a chat path in this process may hand its readings
+            scope = handoff.offer(scope)
         async with anyio.create_task_group() as tg:
             if self.front.stream and self.keepalive is not None:
                 tg.start_soon(self._keep_alive, tg.cancel_scope)
@@ -126,17 +134,43 @@ class FrontResponder:
             # the chat path under a front) send them, with nothing held in the decoder. Such a
             # message is exactly one event whatever the stream's line endings: no decoder.
             body = message["body"]
-            if body[:7] == b"data: {" and body.find(b"\n") == len(body) - 2 \
-                    and body[-1:] == b"\n" and b"\r" not in body:
-                front = self.front
+            fast = self._fast_event
+            # The usual event, undecoded (never the last one); else decoded, as the decoder
+            # would read it.
+            data = None if fast is None else fast(body, message.get(HANDED))
+            front = None  # (the fast path never ends the stream)
+            if data is None:
+                if body[:7] != b"data: {" or body.find(b"\n") != len(body) - 2 \
+                        or body[-1:] != b"\n" or b"\r" in body:
+                    await self._read(message)
+                    return
                 chunk = decode_chunk(body[6:-2])
-                if type(chunk) is dict:
-                    data = front.chunk(chunk)
-                    if data and self.streaming:
-                        await self._write_more(data)
-                    if front.done:
-                        await self._done()
-                return
+                if type(chunk) is not dict:
+                    return
+                if self._learn is not None:
+                    self._learn(body[6:-2], chunk)
+                front = self.front
+                data = front.chunk(chunk)
+            if data and self.streaming:  # ``_write_more``, inline: once per event
+                if self.client_gone:
+                    raise OSError("client disconnected")
+                if self.ping is not None:
+                    await self.ping.wait()
+                try:
+                    await self.client_send(
+                        {"type": "http.response.body", "body": data, "more_body": True})
+                except Exception:
+                    self.client_gone = True
+                    raise
+                if self.keepalive is not None:
+                    self.last_write = time.monotonic()
+            if front is not None and front.done:
+                await self._done()
+            return
+        await self._read(message)
+
+    async def _read(self, message: Message) -> None:
+        """Any message but the hot path's."""
         kind = message["type"]
         if kind == "http.response.start":
             await self._response_start(message)
@@ -198,6 +232,7 @@ class FrontResponder:
 
     async def _sse(self, sse_events: list[SSEEvent]) -> None:
         front = self.front
+        fast, learn = self._fast_event, self._learn
         out: list[bytes] = []
         for event in sse_events:
             data = event.data
@@ -206,8 +241,15 @@ class FrontResponder:
             if data[:1] != b"{" and data.strip() == b"[DONE]":
                 out.append(front.end())
                 break
+            if fast is not None:  # several events in one read: each may still be the usual one
+                sent = fast(event.raw, None)
+                if sent is not None:
+                    out.append(sent)
+                    continue
             chunk = decode_chunk(data)
             if isinstance(chunk, dict):
+                if learn is not None:
+                    learn(data, chunk)
                 out.append(front.chunk(chunk))
             if front.done:
                 break

@@ -92,6 +92,10 @@ class GeminiStream:
         self._calls: list[dict[str, Any]] = []
         self._final: dict[str, Any] | None = None
         self._failure: core.UpstreamFailure | None = None
+        #: The core's fast path (``core.fast_events``): the usual event read undecoded, or
+        #: from what the chat path handed; its parts are made as ``_events`` makes them.
+        self.fast_event = core.fast_events(
+            self.reader, _no_fast_delta, self._fast_general, self) if self.stream else None
 
     @property
     def done(self) -> bool:
@@ -140,6 +144,14 @@ class GeminiStream:
 
     def error(self, failure: core.UpstreamFailure) -> Reply:
         return error_reply(from_failure(failure), failure.retry_after)
+
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
+        if self.fast_event is not None:
+            self.reader.learn(data, chunk)
+
+    def _fast_general(self, kind: int, text: str) -> bytes:
+        return self._events([core.core_event(self.reader, kind, text)])
 
     # --- core events -> Gemini --------------------------------------------------------------
 
@@ -249,6 +261,11 @@ class GeminiStream:
             ascii_chars = len(text.encode("ascii", "ignore"))
             self._ascii += ascii_chars
             self._other += len(text) - ascii_chars
+
+
+def _no_fast_delta(kind: int, text: str) -> None:
+    """A text part is already bytes around the escaped text (``_chunk``): no template."""
+    return None
 
 
 def dump_text(text: str) -> bytes:

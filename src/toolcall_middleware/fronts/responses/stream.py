@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import core
 from ..core.failures import UpstreamFailure
+from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
@@ -28,6 +29,9 @@ Event = tuple[str, dict[str, Any]]
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 _DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "response.refusal.delta"}
+#: What text each item takes on the fast path.
+_FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
+_NO_TEMPLATE = EventTemplate(b"", b"", b"")
 
 
 def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -62,13 +66,17 @@ def _detail(usage: Mapping[str, Any], group: str, key: str) -> int:
 class _Item:
     """The open reasoning or message item."""
 
-    __slots__ = ("id", "index", "kind", "parts")
+    __slots__ = ("fast_kind", "id", "index", "kind", "parts", "template")
 
     def __init__(self, kind: str, item_id: str, index: int) -> None:
         self.kind = kind  # "reasoning", "output_text" or "refusal"
         self.id = item_id
         self.index = index
         self.parts: list[str] = []
+        #: Its delta event's bytes, for the fast path, and the kind of text it takes there
+        #: (``fastpath.REASONING`` or ``CONTENT``; -1: none).
+        self.template = _NO_TEMPLATE
+        self.fast_kind = -1
 
 
 class ResponseTranslator(Translator):
@@ -101,6 +109,8 @@ class ResponseTranslator(Translator):
         self.open: _Item | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
+        #: The open function call's arguments delta event's bytes, for the fast path.
+        self._call_template: EventTemplate | None = None
         #: The terminal event's response object, once there is one.
         self.response: dict[str, Any] | None = None
         #: What ended the response with ``response.failed``, if anything did.
@@ -148,12 +158,8 @@ class ResponseTranslator(Translator):
                 if call is not None and not self.call_custom:
                     seq = self.seq
                     self.seq = seq + 1
-                    out.append(("response.function_call_arguments.delta", {
-                        "type": "response.function_call_arguments.delta",
-                        "sequence_number": seq, "item_id": call["id"],
-                        "output_index": len(self.output) - 1,
-                        "delta": event.fragment,  # type: ignore[union-attr]
-                    }))
+                    fragment = event.fragment  # type: ignore[union-attr]
+                    out.append(self._arguments_delta(call, seq, fragment))
             elif isinstance(event, core.CallStart):
                 self._call_start(event, out)
             elif isinstance(event, core.CallEnd):
@@ -164,6 +170,25 @@ class ResponseTranslator(Translator):
                 out += self.fail(event.failure)
         return out
 
+    def fast_delta(self, kind: int, text: str) -> bytes | None:
+        """``Translator.fast_delta``: a delta of the open item, or of the open function call,
+        from its template (the general path makes every other event)."""
+        if len(text) >= LARGE_STRING:
+            return None
+        if kind == ARGUMENTS:
+            template = self._call_template
+            if template is None:
+                return b"" if self.call is not None and self.call_custom else None
+        else:
+            item = self.open
+            if item is None or item.fast_kind != kind:
+                return None
+            template = item.template
+            item.parts.append(text)
+        seq = self.seq
+        self.seq = seq + 1
+        return template.render(seq, text)
+
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
         item = self.open
         if item is None or item.kind != kind:
@@ -172,9 +197,14 @@ class ResponseTranslator(Translator):
         item.parts.append(text)
         if len(text) >= LARGE_STRING:
             self.large = True
-        # The hot path: one delta event per upstream text delta, built directly.
         seq = self.seq
         self.seq = seq + 1
+        out.append(self._text_delta(item, seq, text))
+
+    def _text_delta(self, item: _Item, seq: int, text: str) -> Event:
+        """One delta event of the open reasoning or message item (the fast path's template
+        is made from this very function)."""
+        kind = item.kind
         delta_type = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
         data: dict[str, Any] = {"type": delta_type, "sequence_number": seq,
                                 "item_id": item.id, "output_index": item.index}
@@ -185,31 +215,49 @@ class ResponseTranslator(Translator):
         data["delta"] = text
         if kind == "output_text":
             data["logprobs"] = []
-        out.append((delta_type, data))
+        return delta_type, data
 
     def _open_text(self, kind: str, out: list[Event]) -> _Item:
         index = len(self.output)
         prefix = "rs" if kind == "reasoning" else "msg"
         item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
-        ids = {"item_id": item.id, "output_index": index}
+        item_id = item.id
+        seq = self.seq
+        self.seq = seq + 2
+        # Event data are written out whole here, not through ``_event``: a turn of a stream
+        # closes and opens items often, and keyword merging costs twice as much.
         shell: dict[str, Any]
         if kind == "reasoning":
-            shell = {"type": "reasoning", "id": item.id, "summary": [], "content": [],
+            shell = {"type": "reasoning", "id": item_id, "summary": [], "content": [],
                      "encrypted_content": None, "status": "in_progress"}
-            out.append(self._event("response.output_item.added", output_index=index, item=shell))
+            part_kind = "response.content_part.added"
+            part: dict[str, Any] = {
+                "type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                "output_index": index, "content_index": 0,
+                "part": {"type": "reasoning_text", "text": ""}}
             if self.reasoning_as == "summary":
-                out.append(self._event("response.reasoning_summary_part.added", **ids,
-                                       summary_index=0, part={"type": "summary_text", "text": ""}))
-            else:
-                out.append(self._event("response.content_part.added", **ids, content_index=0,
-                                       part={"type": "reasoning_text", "text": ""}))
+                part_kind = "response.reasoning_summary_part.added"
+                part = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                        "output_index": index, "summary_index": 0,
+                        "part": {"type": "summary_text", "text": ""}}
         else:
-            shell = {"type": "message", "id": item.id, "role": "assistant",
+            shell = {"type": "message", "id": item_id, "role": "assistant",
                      "status": "in_progress", "content": []}
-            out.append(self._event("response.output_item.added", output_index=index, item=shell))
-            out.append(self._event("response.content_part.added", **ids, content_index=0,
-                                   part=_part(kind, "")))
+            part_kind = "response.content_part.added"
+            part = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                    "output_index": index, "content_index": 0, "part": _part(kind, "")}
+        out.append(("response.output_item.added", {
+            "type": "response.output_item.added", "sequence_number": seq,
+            "output_index": index, "item": shell}))
+        out.append((part_kind, part))
         self.output.append(shell)  # replaced by the whole item when it is done
+        delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
+        template = self.template(delta_kind,
+                                 lambda seq, text: self._text_delta(item, seq, text)[1],
+                                 alike="text")
+        if template is not None:
+            item.template = template
+            item.fast_kind = _FAST_KINDS.get(kind, -1)
         return item
 
     def _close_text(self) -> list[Event]:
@@ -219,43 +267,55 @@ class ResponseTranslator(Translator):
         text = "".join(item.parts)
         if len(text) >= LARGE_STRING:
             self.large = True
-        ids = {"item_id": item.id, "output_index": item.index}
-        out: list[Event] = []
+        item_id, index = item.id, item.index
+        seq = self.seq
+        self.seq = seq + 3
+        whole: dict[str, Any]
         if item.kind == "reasoning":
-            whole: dict[str, Any] = {"type": "reasoning", "id": item.id, "summary": [],
-                                     "content": [], "encrypted_content": None,
-                                     "status": "completed"}
+            whole = {"type": "reasoning", "id": item_id, "summary": [], "content": [],
+                     "encrypted_content": None, "status": "completed"}
             if self.reasoning_as == "summary":
                 part = {"type": "summary_text", "text": text}
-                out.append(self._event("response.reasoning_summary_text.done", **ids,
-                                       summary_index=0, text=text))
-                out.append(self._event("response.reasoning_summary_part.done", **ids,
-                                       summary_index=0, part=part))
+                text_kind, part_kind = ("response.reasoning_summary_text.done",
+                                        "response.reasoning_summary_part.done")
+                text_done: dict[str, Any] = {
+                    "type": text_kind, "sequence_number": seq, "item_id": item_id,
+                    "output_index": index, "summary_index": 0, "text": text}
+                part_done: dict[str, Any] = {
+                    "type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                    "output_index": index, "summary_index": 0, "part": part}
                 whole["summary"] = [part]
             else:
                 part = {"type": "reasoning_text", "text": text}
-                out.append(self._event("response.reasoning_text.done", **ids, content_index=0,
-                                       text=text))
-                out.append(self._event("response.content_part.done", **ids, content_index=0,
-                                       part=part))
+                text_kind, part_kind = ("response.reasoning_text.done",
+                                        "response.content_part.done")
+                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
+                             "output_index": index, "content_index": 0, "text": text}
+                part_done = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                             "output_index": index, "content_index": 0, "part": part}
                 whole["content"] = [part]
             if self.request.encrypted_reasoning:
                 whole["encrypted_content"] = encode_reasoning(text)
         else:
             part = _part(item.kind, text)
             if item.kind == "refusal":
-                out.append(self._event("response.refusal.done", **ids, content_index=0,
-                                       refusal=text))
+                text_kind = "response.refusal.done"
+                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
+                             "output_index": index, "content_index": 0, "refusal": text}
             else:
-                out.append(self._event("response.output_text.done", **ids, content_index=0,
-                                       text=text, logprobs=[]))
-            out.append(self._event("response.content_part.done", **ids, content_index=0,
-                                   part=part))
-            whole = {"type": "message", "id": item.id, "role": "assistant",
+                text_kind = "response.output_text.done"
+                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
+                             "output_index": index, "content_index": 0, "text": text,
+                             "logprobs": []}
+            part_kind = "response.content_part.done"
+            part_done = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
+                         "output_index": index, "content_index": 0, "part": part}
+            whole = {"type": "message", "id": item_id, "role": "assistant",
                      "status": "completed", "content": [part]}
-        self.output[item.index] = whole
-        out.append(self._event("response.output_item.done", output_index=item.index, item=whole))
-        return out
+        self.output[index] = whole
+        return [(text_kind, text_done), (part_kind, part_done), ("response.output_item.done", {
+            "type": "response.output_item.done", "sequence_number": seq + 2,
+            "output_index": index, "item": whole})]
 
     # --- calls ------------------------------------------------------------------------------
 
@@ -276,19 +336,28 @@ class ResponseTranslator(Translator):
             item["namespace"] = namespace
         self.call = item
         self.output.append(item)
+        # None for a custom call: it takes its input whole at its end (the fast path sends
+        # nothing for its pieces).
+        self._call_template = None if self.call_custom else self.template(
+            "response.function_call_arguments.delta",
+            lambda seq, fragment: self._arguments_delta(item, seq, fragment)[1], alike="call")
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
-            out.append(self._event("response.output_item.added", output_index=index,
-                                   item=dict(item)))
+            seq = self.seq
+            self.seq = seq + 1
+            out.append(("response.output_item.added", {
+                "type": "response.output_item.added", "sequence_number": seq,
+                "output_index": index, "item": dict(item)}))
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
+        self._call_template = None
         if item is None:
             return
         index = self._index_of(item)
-        ids = {"item_id": item["id"], "output_index": index}
         if len(event.raw) >= LARGE_STRING:
             self.large = True
         if self.call_custom:
+            ids = {"item_id": item["id"], "output_index": index}
             value = event.arguments.get("input")
             text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
             out.append(self._event("response.output_item.added", output_index=index,
@@ -297,11 +366,24 @@ class ResponseTranslator(Translator):
             out.append(self._event("response.custom_tool_call_input.done", **ids, input=text))
             item["input"] = text
         else:
-            out.append(self._event("response.function_call_arguments.done", **ids,
-                                   arguments=event.raw))
+            seq = self.seq
+            self.seq = seq + 1
+            out.append(("response.function_call_arguments.done", {
+                "type": "response.function_call_arguments.done", "sequence_number": seq,
+                "item_id": item["id"], "output_index": index, "arguments": event.raw}))
             item["arguments"] = event.raw
             item["status"] = "completed"
-        out.append(self._event("response.output_item.done", output_index=index, item=item))
+        seq = self.seq
+        self.seq = seq + 1
+        out.append(("response.output_item.done", {
+            "type": "response.output_item.done", "sequence_number": seq, "output_index": index,
+            "item": item}))
+
+    def _arguments_delta(self, call: dict[str, Any], seq: int, fragment: str) -> Event:
+        return ("response.function_call_arguments.delta", {
+            "type": "response.function_call_arguments.delta", "sequence_number": seq,
+            "item_id": call["id"], "output_index": len(self.output) - 1, "delta": fragment,
+        })
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.

@@ -1,0 +1,358 @@
+"""The fronts' fast path for the usual upstream event, and the one rule it follows.
+
+Nearly every event a front reads is one text or reasoning delta, or one more piece of the open
+call's arguments, and nearly every event it sends is one delta event of its own API. Decoding
+the whole chunk, building the core's event and the API's event as dicts, and encoding them
+again costs several times what the text itself does. So, for those events only:
+
+- ``ChatReader.read_fast`` reads the delta's text out of the event's bytes through the
+  stream's chunk template (``chunk_template.ChunkTemplate``, the one the chat path uses), without
+  decoding the rest of the chunk;
+- ``Translator.fast_delta`` (a front's one hook) gives the bytes of its own event for that
+  text, rendered from an ``EventTemplate``: bytes learnt once per item or block, where only a
+  number (a sequence number) and the JSON-escaped text vary.
+
+**The rule: every fast path yields exactly the bytes the general path would, or declines.**
+Declining changes nothing, and the general path then runs as if the fast path did not exist.
+``tests/fronts/test_fastpath.py`` holds every front to it on hostile streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import orjson
+
+from ...chunk_template import ChunkTemplate
+from ...fast_path import TEMPLATE_TRIES
+from ...handoff import Handed
+from ...native_calls import NativeToolCalls
+from .events import CallArgs, Event, ReasoningDelta, TextDelta
+
+#: What ``ChatReader.read_fast`` read: the kind of the one core event the general path reads
+#: from the chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``CallArgs`` of the open
+#: call), or ``NOTHING`` when it reads none.
+REASONING, CONTENT, ARGUMENTS, NOTHING = 0, 1, 2, 3
+
+WireEvent = tuple[str, dict[str, Any]]
+#: How a stream encodes a list of wire events (``EventStream.encode``).
+Encoder = Callable[[Iterable[WireEvent]], bytes]
+#: A front's own builder of one wire event's data from a number and a text.
+Maker = Callable[[int, str], dict[str, Any]]
+#: A front's fast path for one whole SSE event, given what the chat path handed of it.
+FastEvent = Callable[[bytes, Handed | None], bytes | None]
+
+_dumps, _loads, _JSONDecodeError = orjson.dumps, orjson.loads, orjson.JSONDecodeError
+_join = b"".join
+_NOTHING_READ = (NOTHING, "")
+#: Delta members after ``"reasoning":`` when the same text is in both reasoning fields.
+_THEN_REASONING_CONTENT = b',"reasoning_content":'
+#: The delta members of one piece of a call's arguments, around its index and its text.
+_ARGS_HEAD, _ARGS_MIDDLE = b'"tool_calls":[{"index":', b',"function":{"arguments":'
+_ARGS_TAIL = b"}}]"
+#: Call indexes as JSON writes them (no sign, no leading zero, no exponent), the first few
+#: hundred looked up rather than parsed.
+_INDEXES = {b"%d" % i: i for i in range(512)}
+# Values no real event holds: where they land in a sample event is where the slots are.
+_NUMBER = 7_340_182_906_551_270_139
+_TEXT = "\ue000fast path\ue001"
+_CHECK_NUMBER, _CHECK_TEXT = 12, 'a"\\\u2028\x00é'
+
+
+class _OpenCall(Protocol):
+    index: int
+    size: int
+    parts: list[str]
+
+
+class FastChunkReading:
+    """``ChatReader``'s fast path: the usual chunk read from its SSE event's bytes.
+
+    ``learn`` takes the stream's chunk template from a chunk about to be fed (as the chat path
+    does, a few tries per stream); ``read_fast`` then reads each event that is the template
+    with one text, or one more piece of the open call's arguments, by slicing, and moves the
+    reader on exactly as ``feed`` would have for the decoded chunk. It declines (``None``,
+    nothing changed) whenever ``feed`` would do anything else: another shape, JSON that is
+    not exactly one string, text after a call (which ends it), a limit reached.
+    """
+
+    # The ``ChatReader`` state the fast path reads and moves on.
+    done: bool
+    max_answer_bytes: int | None
+    max_arguments_bytes: int
+    _answer_size: int
+    _calls_closed: bool
+    _open: _OpenCall | None
+    _native: NativeToolCalls
+
+    _template: ChunkTemplate | None = None
+    _template_tries = TEMPLATE_TRIES
+    # From the template: the event's tail, and its heads through the usual delta members'
+    # names (where their values start). No event starts with "\0": none matches before.
+    _tail, _tail_size = b"", 0
+    _reasoning_head = _content_head = _arguments_head = b"\0"
+    _reasoning_at = _content_at = _arguments_at = 0
+    _arguments_end = b""
+
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """Take the stream's chunk template from ``data``, the JSON of ``chunk``, before
+        ``chunk`` is fed: a chunk of one choice 0 without finish, usage or error, in orjson's
+        compact form."""
+        if not self._template_tries:
+            return
+        template = self._template
+        if template is not None and data.startswith(template.prefix):
+            return  # it holds: this chunk just was not the usual one
+        delta = _usual_delta(chunk)
+        if delta is None:
+            return
+        self._template_tries -= 1
+        learnt = ChunkTemplate.learn(data, chunk, 0, delta)
+        if learnt is not None:
+            head = learnt.head
+            self._template = learnt
+            self._tail, self._tail_size = learnt.tail, len(learnt.tail)
+            self._reasoning_head = head + b'"reasoning":'
+            self._content_head = head + b'"content":'
+            self._arguments_head = head + _ARGS_HEAD
+            self._reasoning_at = len(self._reasoning_head)
+            self._content_at = len(self._content_head)
+            self._arguments_at = len(self._arguments_head)
+            self._arguments_end = _ARGS_TAIL + learnt.tail
+
+    def read_fast(self, event: bytes) -> tuple[int, str] | None:
+        """One SSE event, ``data: {...}\\n\\n`` and nothing else, read undecoded: the one
+        event ``feed`` would give for its chunk as ``(kind, text)``, the reader moved on as
+        ``feed`` moves it; or ``None``, nothing changed: decode it and ``feed`` it."""
+        if event.startswith(self._reasoning_head):
+            if not event.endswith(self._tail):
+                return None
+            value, both, second = event[self._reasoning_at : -self._tail_size].partition(
+                _THEN_REASONING_CONTENT)
+            if both and value != second:
+                return None
+            kind = REASONING
+        elif event.startswith(self._arguments_head):
+            return self._read_arguments(event)
+        elif event.startswith(self._content_head):
+            if not event.endswith(self._tail):
+                return None
+            value = event[self._content_at : -self._tail_size]
+            kind = CONTENT
+        else:  # the rarer text shapes (reasoning_content first)
+            template = self._template
+            if template is None or not event.endswith(template.tail) \
+                    or not event.startswith(template.head):
+                return None
+            found = template.text(event)
+            if found is None:
+                return None
+            value = found[1]
+            kind = CONTENT if found[0][0] == "content" else REASONING
+        try:
+            # One JSON string and nothing around it (whitespace could hold an SSE line break).
+            if value[0] != 34 or value[-1] != 34:  # 34: '"'
+                return None
+            text = _loads(value)
+        except (IndexError, _JSONDecodeError):
+            return None
+        return self._text(kind, text)
+
+    def _read_arguments(self, event: bytes) -> tuple[int, str] | None:
+        """One piece of the open call's arguments: what ``feed`` reads through
+        ``NativeToolCalls.continuation``."""
+        end = self._arguments_end
+        if not event.endswith(end):
+            return None
+        # Without the separator, ``value`` is empty: not a string, declined below.
+        digits, _, value = event[self._arguments_at : -len(end)].partition(_ARGS_MIDDLE)
+        index = _INDEXES.get(digits)
+        if index is None and digits.isdigit() and digits[0] != 48:  # 48: no leading zero
+            index = int(digits)
+        if index is None:
+            return None
+        try:
+            if value[0] != 34 or value[-1] != 34:
+                return None
+            fragment = _loads(value)
+        except (IndexError, _JSONDecodeError):
+            return None
+        return self._arguments(index, fragment)
+
+    def read_handed(self, handed: Handed) -> tuple[int, str] | None:
+        """``read_fast`` for an event the chat path read already (``handoff.py``)."""
+        index, fields, payload = handed
+        if index != 0:
+            return None
+        if fields is not None:
+            return self._text(CONTENT if fields[0] == "content" else REASONING, payload)
+        if type(payload) is not dict or len(payload) != 1:
+            return None  # as the chat path rewrites an event, nearly always one call's piece
+        entries = payload.get("tool_calls")
+        if type(entries) is not list or len(entries) != 1:
+            return None
+        entry = entries[0]
+        if type(entry) is not dict or len(entry) != 2:
+            return None
+        function, call_index = entry.get("function"), entry.get("index")
+        if type(function) is not dict or len(function) != 1 or type(call_index) is not int:
+            return None
+        fragment = function.get("arguments")
+        if type(fragment) is not str:
+            return None
+        return self._arguments(call_index, fragment)
+
+    def _text(self, kind: int, text: str) -> tuple[int, str] | None:
+        """What ``feed`` does with one text of this kind, or ``None``: it would do more."""
+        size = self._answer_size + len(text)
+        if not text or self.done or not self._calls_closed or (
+                self.max_answer_bytes is not None and size > self.max_answer_bytes):
+            return None
+        self._answer_size = size
+        return kind, text
+
+    def _arguments(self, index: int, fragment: str) -> tuple[int, str] | None:
+        """What ``feed`` does with one piece of a call's arguments (``continuation``), or
+        ``None``: it would do more."""
+        call = self._open
+        size = len(fragment)
+        answer = self._answer_size + size
+        if call is None or self.done or not size or call.size + size > self.max_arguments_bytes \
+                or (self.max_answer_bytes is not None and answer > self.max_answer_bytes):
+            return None
+        piece = self._native.open_arguments(index, fragment)
+        if piece is None:
+            return None
+        if not piece:
+            return _NOTHING_READ
+        # What ``ChatReader._entries`` does with the one piece, its limits checked above.
+        call.size += size
+        self._answer_size = answer
+        call.parts.append(fragment)
+        return ARGUMENTS, fragment
+
+
+#: Take the fast path (tests turn it off to compare both paths; off, ``fast_events`` gives
+#: ``None`` and every event goes the general way).
+enabled = True
+
+
+class _Done(Protocol):
+    @property
+    def done(self) -> bool: ...
+
+
+def fast_events(
+    reader: FastChunkReading,
+    fast_delta: Callable[[int, str], bytes | None],
+    general: Callable[[int, str], bytes],
+    front: _Done,
+) -> FastEvent | None:
+    """A front's fast path for the responder (its ``FrontStream.fast_event``), over the front's
+    ``ChatReader``: for one whole SSE event (``data: {...}\\n\\n``, nothing else) and what the
+    chat path ``handed`` of it (``handoff.py``), the bytes the front's ``chunk`` would give
+    for its decoded chunk, or ``None`` (nothing changed: decode it and call ``chunk``).
+
+    The reader reads the event (``read_handed``, else ``read_fast``); ``fast_delta(kind,
+    text)`` gives the front's bytes for what it read, or ``None``, and then ``general(kind,
+    text)`` gives them the general way (``core_event`` is the core event read). Nothing is
+    read once ``front.done``. ``None`` when the fast path is off (``enabled``)."""
+    if not enabled:
+        return None
+    read, read_handed = reader.read_fast, reader.read_handed
+
+    def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
+        if front.done:
+            return None
+        found = read(event) if handed is None else read_handed(handed)
+        if found is None:
+            return None
+        kind, text = found
+        if kind == NOTHING:
+            return b""
+        data = fast_delta(kind, text)
+        return general(kind, text) if data is None else data
+
+    return fast_event
+
+
+def core_event(reader: FastChunkReading, kind: int, text: str) -> Event:
+    """The core event ``read_fast`` or ``read_handed`` read as ``(kind, text)``."""
+    if kind == ARGUMENTS:
+        call = reader._open
+        assert call is not None  # (the call it was a piece of)
+        return CallArgs(call.index, text)
+    return ReasoningDelta(text) if kind == REASONING else TextDelta(text)
+
+
+def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    """The delta of a chunk whose template the fast path may read: one choice 0, no finish,
+    no usage, no error, and a delta with members."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or "error" in chunk \
+            or chunk.get("usage") is not None:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("finish_reason") is not None:
+        return None
+    index, delta = choice.get("index", 0), choice.get("delta")
+    if type(index) is not int or index != 0 or type(delta) is not dict or not delta:
+        return None
+    return delta
+
+
+class EventTemplate:
+    """The bytes a stream sends for one kind of wire event whose data differ from one event
+    to the next only in one integer (optional: ``numbered``) and one string.
+
+    ``render(number, text)`` (or ``render_text(text)``) is ``encode([(kind, make(number,
+    text))])``, byte for byte, for every number and text: ``build`` proves it on the event's
+    own builder, or gives no template.
+    """
+
+    __slots__ = ("head", "middle", "tail")
+
+    def __init__(self, head: bytes, middle: bytes, tail: bytes) -> None:
+        self.head = head
+        self.middle = middle
+        self.tail = tail
+
+    @classmethod
+    def build(
+        cls, encode: Encoder, kind: str, make: Maker, *, numbered: bool = True,
+        check: bool = True,
+    ) -> EventTemplate | None:
+        """The template of ``kind`` events whose data ``make(number, text)`` builds (the same
+        function the general path builds them with), or ``None`` unless ``make`` puts the
+        number (if ``numbered``) and then the text in the event as they are, once each, and
+        nothing made from them (``check``: proved on a second sample, which costs as much
+        again; a caller may prove it once for events that ``make`` builds alike)."""
+        sample = encode([(kind, make(_NUMBER, _TEXT))])
+        text = _dumps(_TEXT)
+        if sample.count(text) != 1:
+            return None
+        before, _, tail = sample.partition(text)
+        if numbered:
+            digits = b"%d" % _NUMBER
+            if before.count(digits) != 1:
+                return None
+            head, _, middle = before.partition(digits)
+            template = cls(head, middle, tail)
+        else:
+            template = cls(before, b"", tail)
+        # Nothing else in the event may depend on the number or the text (a length, say).
+        if check and template._render(numbered, _CHECK_NUMBER, _CHECK_TEXT) != encode(
+                [(kind, make(_CHECK_NUMBER, _CHECK_TEXT))]):
+            return None
+        return template
+
+    def render(self, number: int, text: str) -> bytes:
+        return _join((self.head, b"%d" % number, self.middle, _dumps(text), self.tail))
+
+    def render_text(self, text: str) -> bytes:
+        """For a template built with ``numbered=False``."""
+        return _join((self.head, _dumps(text), self.tail))
+
+    def _render(self, numbered: bool, number: int, text: str) -> bytes:
+        return self.render(number, text) if numbered else self.render_text(text)

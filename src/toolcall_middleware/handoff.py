@@ -1,0 +1,44 @@
+"""The chat path's reading of an event, handed to an in-process API front (an ASGI extension).
+
+An API front (``fronts/``) that wraps ``ToolCallMiddleware`` in the same process reads every
+event the chat path sends it, and the chat path has usually just read that very event: through
+its chunk template (``template.py``) it knows the event's text without decoding the rest. A
+front offers the extension ``EXTENSION`` in the scope it calls the chat path with; the chat
+path may then add ``KEY`` to a streamed body message, with one of:
+
+- ``(index, fields, text)``: the body is one SSE event, ``data: <chunk>`` and a blank line and
+  nothing else, whose chunk has one choice, of this ``index``, without finish reason, and no
+  usage, and whose delta is the text fields ``fields`` (as ``ChunkTemplate.text`` names them)
+  each holding ``text``;
+- ``(index, None, delta)``: the same, with this ``delta`` object.
+
+**The rule: what is handed is exactly what decoding the body gives, or nothing is handed.**
+The body goes out unchanged either way, so every other consumer, and a front that declines
+what it is handed, reads the same bytes as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: The scope extension a front offers (``scope["extensions"]``) to be handed readings.
+EXTENSION = "toolcall.deltas"
+#: The body message key a reading is handed under.
+KEY = "toolcall.delta"
+
+Handed = tuple[int, tuple[str, ...] | None, Any]
+
+
+def offered(scope: Mapping[str, Any]) -> bool:
+    """Whether the caller of this scope takes handed readings."""
+    extensions = scope.get("extensions")
+    return type(extensions) is dict and EXTENSION in extensions
+
+
+def offer(scope: Mapping[str, Any]) -> dict[str, Any]:
+    """``scope`` with the extension offered (the caller's own scope is not changed)."""
+    extensions = scope.get("extensions")
+    extensions = dict(extensions) if isinstance(extensions, dict) else {}
+    extensions[EXTENSION] = {}
+    return {**scope, "extensions": extensions}

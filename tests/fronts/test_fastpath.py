@@ -1,0 +1,310 @@
+"""The fronts' fast path against its one rule (``fronts/core/fastpath.py``): it yields exactly
+the bytes the general path would, or declines. Every front is driven through a real
+``FrontResponder`` with the same upstream stream twice, fast path on and off, and must send the
+same bytes; the streams are hostile (non-canonical JSON, changing ids, usage, finishes,
+escapes, raw U+2028, line breaks inside an event, huge strings, reads cut anywhere)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+import anyio
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolcall_middleware import (
+    AnthropicMiddleware,
+    GeminiMiddleware,
+    ResponsesMiddleware,
+    ToolCallMiddleware,
+)
+from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
+from toolcall_middleware.fronts.anthropic.middleware import AnthropicStream
+from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
+from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
+from toolcall_middleware.fronts.core import fastpath
+from toolcall_middleware.fronts.core.fastpath import EventTemplate
+from toolcall_middleware.fronts.core.frontstream import EventStream
+from toolcall_middleware.fronts.core.plumbing import named_events
+from toolcall_middleware.fronts.core.reader import ChatReader
+from toolcall_middleware.fronts.core.responder import FrontResponder
+from toolcall_middleware.fronts.gemini import GeminiStream
+from toolcall_middleware.fronts.gemini import translate_request as gemini_request
+from toolcall_middleware.fronts.responses import stream as responses_stream
+from toolcall_middleware.fronts.responses.middleware import ResponsesStream
+from toolcall_middleware.fronts.responses.options import ResponsesOptions
+from toolcall_middleware.fronts.responses.request import RequestOptions
+from toolcall_middleware.fronts.responses.request import translate_request as responses_request
+
+from .asgi import call
+from .hostile import upstream_bodies
+
+LOGS = Path(__file__).resolve().parents[2] / "sse_logs"
+
+
+# --- the fronts, deterministic ---------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def deterministic() -> Iterator[None]:
+    """Ids and times as the same values in every run (both paths must make the same ones)."""
+    counter = itertools.count()
+    clock = SimpleNamespace(time=lambda: 1_700_000_000.0)
+    with mock.patch("secrets.token_hex", lambda n=16: f"{next(counter):0{2 * n}x}"), \
+            mock.patch("secrets.choice", lambda seq: seq[next(counter) % len(seq)]), \
+            mock.patch.object(responses_stream, "time", clock):
+        yield
+
+
+SHELL = {"type": "object", "properties": {"cmd": {"type": "string"}}}
+
+
+def responses_front(reasoning_as: str, **options: Any) -> EventStream:
+    doc = {"model": "m", "stream": True, "input": "go", "tools": [
+        {"type": "function", "name": "shell", "parameters": SHELL},
+        {"type": "custom", "name": "apply_patch"}]}
+    built = ResponsesOptions.build(reasoning_as=reasoning_as, **options)
+    return ResponsesStream(responses_request(doc, RequestOptions()), built)
+
+
+def anthropic_front(buffer_tool_input: bool, **options: Any) -> EventStream:
+    doc = {"model": "m", "stream": True, "max_tokens": 10, "stop_sequences": ["END"],
+           "messages": [{"role": "user", "content": "go"}],
+           "tools": [{"name": "shell", "input_schema": SHELL}]}
+    built = AnthropicOptions.build(**options)
+    return AnthropicStream(anthropic_request(doc, built.request), built, buffer_tool_input)
+
+
+def gemini_front(thoughts: bool) -> GeminiStream:
+    config = {"thinkingConfig": {"includeThoughts": thoughts}}
+    doc = {"contents": [{"parts": [{"text": "go"}]}], "generationConfig": config,
+           "tools": [{"functionDeclarations": [{"name": "shell", "parameters": SHELL}]}]}
+    return GeminiStream(gemini_request(doc, "m", stream=True), "sse")
+
+
+FRONTS: dict[str, Callable[[], Any]] = {
+    "responses": lambda: responses_front("content"),
+    "responses-summary": lambda: responses_front("summary"),
+    "anthropic-streamed": lambda: anthropic_front(False),
+    "anthropic-buffered": lambda: anthropic_front(True),
+    # Limits small enough for the streams to reach them (arguments, the whole answer).
+    "responses-small": lambda: responses_front("content", max_upstream_bytes=40),
+    "anthropic-small": lambda: anthropic_front(False, max_upstream_bytes=40),
+    "gemini": lambda: gemini_front(True),
+    "gemini-no-thoughts": lambda: gemini_front(False),
+}
+
+
+def sse_app(pieces: list[bytes]) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        for piece in pieces:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+async def _never() -> Message:
+    await anyio.sleep_forever()
+    raise AssertionError
+
+
+def respond(front: str, pieces: list[bytes], fast: bool) -> bytes:
+    """What the front sends its client for this upstream body, the fast path on or off."""
+    sent: list[bytes] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message.get("body", b""))
+
+    async def main() -> None:
+        stream = FRONTS[front]()
+        assert (stream.fast_event is not None) is fast
+        responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
+        await responder.run(sse_app(pieces), {"type": "http"}, _never)
+
+    with deterministic(), mock.patch.object(fastpath, "enabled", fast):
+        anyio.run(main)
+    return b"".join(sent)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=upstream_bodies())
+def test_the_fast_path_sends_exactly_what_the_general_path_sends(
+        front: str, pieces: list[bytes]) -> None:
+    assert respond(front, pieces, fast=True) == respond(front, pieces, fast=False)
+
+
+# --- through the chat path, on the recordings ------------------------------------------------
+
+
+def _drive(app: ASGIApp, path: str, doc: dict[str, Any], fast: bool) -> bytes:
+    with deterministic(), mock.patch.object(fastpath, "enabled", fast):
+        sent = anyio.run(call, app, path, [orjson.dumps(doc)])
+    return b"".join(m.get("body", b"") for m in sent)
+
+
+def _log_app(body: bytes) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await receive()
+        await sse_app([e + b"\n\n" for e in body.split(b"\n\n") if e.strip()])(
+            scope, receive, send)
+
+    return app
+
+
+STREAM_LOGS = sorted(p for p in LOGS.glob("*.log") if b"data:" in p.read_bytes())
+
+
+@pytest.mark.parametrize("log", STREAM_LOGS, ids=lambda p: p.stem)
+def test_recordings_through_the_chat_path_give_the_same_bytes_either_way(log: Path) -> None:
+    chat = ToolCallMiddleware(_log_app(log.read_bytes()), metrics=False)
+    tools = [{"name": n, "parameters": {"type": "object"}}
+             for n in ("bash", "get_weather", "shell", "read_file", "search")]
+    requests = [
+        (ResponsesMiddleware(chat), "/v1/responses",
+         {"model": log.stem, "stream": True, "input": "go",
+          "tools": [{"type": "function", **t} for t in tools]}),
+        (AnthropicMiddleware(chat), "/v1/messages",
+         {"model": log.stem, "stream": True, "max_tokens": 100,
+          "messages": [{"role": "user", "content": "go"}],
+          "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in tools]}),
+        (GeminiMiddleware(chat), f"/v1beta/models/{log.stem}:streamGenerateContent",
+         {"contents": [{"parts": [{"text": "go"}]}],
+          "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+          "tools": [{"functionDeclarations": [
+              {"name": t["name"], "parameters": t["parameters"]} for t in tools]}]}),
+    ]
+    for app, path, doc in requests:
+        assert _drive(app, path, doc, fast=True) == _drive(app, path, doc, fast=False)
+
+
+def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    return b"data: " + orjson.dumps({
+        "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                     "finish_reason": finish}]}) + b"\n\n"
+
+
+def call_stream(index: int, pieces: list[bytes]) -> list[bytes]:
+    start = {"index": index, "id": "call_1", "type": "function",
+             "function": {"name": "shell", "arguments": ""}}
+    return [event({"content": "a"}), event({"content": "b"}), event({"tool_calls": [start]}),
+            *pieces, event({}, "tool_calls"), b"data: [DONE]\n\n"]
+
+
+@pytest.mark.parametrize("index", [0, 7, 600])
+@pytest.mark.parametrize("written", [b"0%d", b"%d.0", b"%de0", b" %d", b"%d ", b"-%d", b"+%d",
+                                     b"%d", b'"%d"'])
+def test_call_indexes_as_json_does_not_write_them_take_the_general_path(
+        index: int, written: bytes) -> None:
+    args = event({"tool_calls": [{"index": index, "function": {"arguments": '{"cmd": 1}'}}]})
+    odd = args.replace(b'"index":%d' % index, b'"index":' + written % index)
+    pieces = call_stream(index, [args, odd, args])
+    for front in FRONTS:
+        assert respond(front, pieces, fast=True) == respond(front, pieces, fast=False)
+
+
+@pytest.mark.parametrize("space", [b"\n", b"\r", b"\r\n", b" ", b"\t"])
+@pytest.mark.parametrize("members", [
+    b'"content":"x"', b'"reasoning":"x","reasoning_content":"x"',
+    b'"tool_calls":[{"index":0,"function":{"arguments":"x"}}]'])
+def test_whitespace_around_a_value_takes_the_general_path(space: bytes, members: bytes) -> None:
+    # JSON allows it, but a line break would also end an SSE line: the event is not one.
+    head, tail = event({"content": "a"}).split(b'"content":"a"')
+    usual = head + members + tail
+    at = members.index(b'"x"')
+    odd = [head + members[:at] + space + members[at:] + tail,
+           head + members[: at + 3] + space + members[at + 3 :] + tail]
+    pieces = [usual, *odd, usual]
+    if b"tool_calls" in members:
+        pieces = call_stream(0, pieces)
+    for front in FRONTS:
+        assert respond(front, pieces, fast=True) == respond(front, pieces, fast=False)
+
+
+def test_a_canonical_stream_is_read_and_written_on_the_fast_path() -> None:
+    # The rule holds trivially if the fast path never runs: show that it does, for nearly
+    # every event of a usual stream.
+    words = [f" w{i}" for i in range(30)]
+    pieces = [event({"reasoning": w, "reasoning_content": w}) for w in words]
+    pieces.append(event({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                         "function": {"name": "shell", "arguments": ""}}]}))
+    pieces += [event({"tool_calls": [{"index": 0, "function": {"arguments": p}}]})
+               for p in ['{"cmd":', ' "ls', ' -la', '"}']]
+    pieces += [event({"content": w}) for w in words] + [event({}, "stop"), b"data: [DONE]\n\n"]
+    read_fast = ChatReader.read_fast
+    fast_reads: list[bool] = []
+    fast_writes: list[bool] = []
+
+    def spy(self: ChatReader, body: bytes) -> tuple[int, str] | None:
+        found = read_fast(self, body)
+        fast_reads.append(found is not None)
+        return found
+
+    for front in (f for f in FRONTS if not f.endswith("-small")):
+        translator = getattr(FRONTS[front](), "translator", None)
+        fast_reads.clear()
+        fast_writes.clear()
+        with contextlib.ExitStack() as spies:
+            spies.enter_context(mock.patch.object(ChatReader, "read_fast", spy))
+            if translator is not None:  # a front that renders its own deltas
+                fast_delta = type(translator).fast_delta
+
+                def delta_spy(self: Any, kind: int, text: str) -> bytes | None:
+                    data = fast_delta(self, kind, text)  # noqa: B023 (used in this iteration)
+                    fast_writes.append(data is not None)
+                    return data
+
+                spies.enter_context(mock.patch.object(type(translator), "fast_delta",
+                                                      delta_spy))
+            out = respond(front, pieces, fast=True)
+        assert out == respond(front, pieces, fast=False)
+        # All but the first of each kind (the template, a new block or item) go fast, and
+        # a front with templates writes them from its templates.
+        assert fast_reads.count(True) >= len(pieces) - 6, (front, fast_reads)
+        if translator is not None:
+            assert fast_writes.count(True) >= len(pieces) - 8, (front, fast_writes)
+
+
+# --- event templates -------------------------------------------------------------------------
+
+
+def _delta(seq: int, text: str) -> dict[str, Any]:
+    return {"type": "delta", "sequence_number": seq, "item_id": "it_1", "output_index": 3,
+            "delta": text, "logprobs": []}
+
+
+@settings(max_examples=200, deadline=None)
+@given(number=st.integers(0, 1 << 62), text=st.text())
+def test_a_template_renders_what_the_encoder_writes(number: int, text: str) -> None:
+    template = EventTemplate.build(named_events, "delta", _delta)
+    assert template is not None
+    assert template.render(number, text) == named_events([("delta", _delta(number, text))])
+    plain = EventTemplate.build(named_events, "t", lambda _, t: {"d": {"text": t}},
+                                numbered=False)
+    assert plain is not None
+    assert plain.render_text(text) == named_events([("t", {"d": {"text": text}})])
+
+
+@pytest.mark.parametrize("make", [
+    lambda n, t: {"a": t, "b": t, "n": n},  # the text twice
+    lambda n, t: {"a": t, "size": len(t), "n": n},  # something made from the text
+    lambda n, t: {"a": t, "n": n, "next": n + 1},  # something made from the number
+    lambda n, t: {"a": t},  # no number
+    lambda n, t: {"a": t.upper(), "n": n},  # not the text as given
+])
+def test_no_template_unless_the_number_and_text_are_placed_as_given(
+        make: Callable[[int, str], dict[str, Any]]) -> None:
+    assert EventTemplate.build(named_events, "k", make) is None
+
