@@ -42,15 +42,35 @@ def test_traced_memory_returns_to_its_level_after_each_round(
     tracemalloc.start()
     try:
         with serve_in_thread(upstream) as up, start_proxy(up, keepalive_expiry=0.2) as proxy:
-            levels = []
+            levels: list[int] = []
             for _ in range(3):
                 anyio.run(concurrent_streams, proxy, 30)
                 upstream.seen.requests.clear()  # the fake's own record is not the proxy's
-                time.sleep(0.3)  # idle upstream connections expire
-                gc.collect()
-                levels.append(tracemalloc.get_traced_memory()[0])
+                levels.append(settled_level(levels[0] if levels else None))
     finally:
         tracemalloc.stop()
     # The first round sets the level (pools, caches); 60 more streams must not add to it.
     # A leak of one 4 KiB buffer per stream would show as 240 KiB.
-    assert max(levels[1:]) - levels[0] < 200 * 1024, levels
+    assert max(levels[1:]) - levels[0] < LEAK_BYTES, levels
+
+
+LEAK_BYTES = 200 * 1024
+
+
+def settled_level(first: int | None) -> int:
+    """The traced memory once idle upstream connections have expired (keepalive 0.2 s) and the
+    server's connection tasks ended: on a loaded machine that takes longer than the expiry, so
+    wait up to a few seconds for the level to come back; memory that is leaked never does."""
+    deadline = time.monotonic() + 5
+    previous = None
+    while True:
+        time.sleep(0.3)
+        gc.collect()
+        level = tracemalloc.get_traced_memory()[0]
+        if first is None:  # the reference level: wait until it stops falling
+            settled = previous is not None and previous - level < 16 * 1024
+        else:
+            settled = level - first < LEAK_BYTES
+        if settled or time.monotonic() > deadline:
+            return level
+        previous = level
