@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any
 
+from ...models import match_model
 from ..core.models import map_model
 from ..core.schema import clean_schema
 from ..core.system import one_leading_system
@@ -307,10 +307,7 @@ def _thinking(
         if level.upper() in LEVELS:
             body["reasoning_effort"] = LEVELS[level.upper()]
     elif budget == 0:
-        for pattern, fields in options.thinking_off.items():
-            if fnmatchcase(upstream_model, pattern):
-                body.update(fields)
-                break
+        body.update(match_model(upstream_model, options.thinking_off) or {})
     elif budget is not None and budget > 0:
         body["reasoning_effort"] = effort_of_budget(budget)
     return include is True
