@@ -18,6 +18,7 @@ from toolcall_middleware import (
 )
 from toolcall_middleware.asgi import Receive, Scope, Send
 from toolcall_middleware.config import ConfigError, Options
+from toolcall_middleware.request import read_body
 
 pytestmark = pytest.mark.anyio
 
@@ -41,12 +42,7 @@ class Upstream:
         return [orjson.loads(body) for _, _, body in self.requests]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body, _ = await read_body(receive)
         self.requests.append((scope["path"], dict(scope["headers"]), body))
         try:
             stream = orjson.loads(body).get("stream") is True
@@ -229,6 +225,24 @@ async def test_chat_path_fields_reach_every_front_and_the_fronts_own_fields_win(
     assert own["max_tokens"] == 64  # the front's own value, over the chat path's 100
     assert plain["max_tokens"] == 100  # without one, the chat path's value wins
     assert own["messages"] == plain["messages"] != []
+
+
+async def test_gemini_thinking_off_keeps_its_fields_where_it_applies() -> None:
+    upstream = Upstream()
+    chat_path = ToolCallMiddleware(upstream, upstream_fields_by_model={
+        KIMI: {"chat_template_kwargs": {"thinking": True}}})
+    app = GeminiMiddleware(chat_path, thinking_off={
+        "moonshotai/*": {"chat_template_kwargs": {"thinking": False}}})
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://t") as client:
+        for budget in (0, 1024):
+            response = await client.post(f"/v1beta/models/{KIMI}:generateContent", json={
+                "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                "generationConfig": {"thinkingConfig": {"thinkingBudget": budget}}})
+            assert response.status_code == 200
+    side, main = upstream.bodies()
+    assert side["chat_template_kwargs"] == {"thinking": False}  # a side request: thinking off
+    assert main["chat_template_kwargs"] == {"thinking": True}
 
 
 # --- bad values -----------------------------------------------------------------------------
