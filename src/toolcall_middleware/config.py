@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import orjson
 
 from .limits import MAX_BUFFERED, MAX_HELD
 from .parsers.base import UnknownTools
+from .upstream_fields import CHAT_PATH_FIELDS, CHAT_PATH_WHY, by_model_problem, fields_problem
 
 DEFAULT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODES = ("stream", "buffered")
@@ -67,6 +68,10 @@ class Options:
     #: starts in, for a model whose template opens it) into the reasoning fields, ``split``
     #: every one, ``keep`` none.
     think_tags: str = "auto"
+    #: Set on every chat request (``paths``) before it reaches the app, over the client's
+    #: values; then the ``upstream_fields_by_model`` entry of its model (``upstream_fields.py``).
+    upstream_fields: Mapping[str, Any] = field(default_factory=dict)
+    upstream_fields_by_model: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         from .parsers import providers  # parsers import config-free modules only
@@ -98,6 +103,10 @@ class Options:
             raise ConfigError(f"debug_path must start with '/': {self.debug_path!r}")
         if self.think_tags not in ("auto", "split", "keep"):
             raise ConfigError(f"think_tags must be auto, split or keep, not {self.think_tags!r}")
+        for name in FIELDS_OPTIONS:
+            problem = _fields_problem(name, getattr(self, name))
+            if problem:
+                raise ConfigError(f"{name} {problem}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Options:
@@ -142,7 +151,30 @@ def _parse_env(name: str, raw: str, default: Any) -> Any:
         return tuple(p.strip() for p in raw.split(",") if p.strip())
     if name == "provider_overrides":
         return _parse_mapping(var, raw)
+    if name in FIELDS_OPTIONS:
+        return parse_json_option(var, raw, lambda value: _fields_problem(name, value))
     return raw
+
+
+def parse_json_option(var: str, raw: str, problem: Callable[[Any], str | None]) -> Any:
+    """A variable's JSON value; ``problem`` says what is wrong with it, if anything."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"{var} is not valid JSON: {exc}") from None
+    wrong = problem(value)
+    if wrong:
+        raise ConfigError(f"{var} {wrong}")
+    return value
+
+
+#: Options holding request fields: a JSON object in the environment, a table in the file.
+FIELDS_OPTIONS = ("upstream_fields", "upstream_fields_by_model")
+
+
+def _fields_problem(name: str, value: Any) -> str | None:
+    check = by_model_problem if name == "upstream_fields_by_model" else fields_problem
+    return check(value, CHAT_PATH_FIELDS, CHAT_PATH_WHY)
 
 
 def _parse_mapping(var: str, raw: str) -> dict[str, str]:
@@ -321,7 +353,11 @@ def _check_file_value(name: str, value: Any, default: Any) -> Any:
     def wrong(kind: str) -> ConfigError:
         return ConfigError(f"config option {name} must be {kind}, not {value!r}")
 
-    if isinstance(default, bool):
+    if name in FIELDS_OPTIONS:
+        problem = _fields_problem(name, value)
+        if problem:
+            raise ConfigError(f"config option {name} {problem}")
+    elif isinstance(default, bool):
         if not isinstance(value, bool):
             raise wrong("true or false")
     elif isinstance(default, int):

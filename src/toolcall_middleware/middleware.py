@@ -1,10 +1,10 @@
 """``ToolCallMiddleware``: a pure ASGI middleware that repairs tool calls in responses.
 
 It reads a chat completions request body once (to learn the model and tools), replays it to the
-app unchanged, and wraps ``send`` in a ``ToolCallResponder`` (``responder.py``): a 2xx
-``text/event-stream`` response with identity encoding is rewritten event by event as it streams;
-a 2xx ``application/json`` response is rewritten as a whole; everything else passes through
-byte-for-byte.
+app (unchanged, unless ``upstream_fields`` are configured: ``upstream_fields.py``), and wraps
+``send`` in a ``ToolCallResponder`` (``responder.py``): a 2xx ``text/event-stream`` response
+with identity encoding is rewritten event by event as it streams; a 2xx ``application/json``
+response is rewritten as a whole; everything else passes through byte-for-byte.
 """
 
 from __future__ import annotations
@@ -22,9 +22,16 @@ from .detect import resolve_provider
 from .handoff import offered
 from .hook import CompletionHook, call_hook
 from .metrics import metrics_for
-from .request import BodyTooLarge, RequestFacts, read_body, replay_receive
+from .request import (
+    BodyTooLarge,
+    RequestFacts,
+    read_body,
+    replay_receive,
+    set_upstream_fields,
+)
 from .responder import ToolCallResponder
 from .rewriters import Rewriters
+from .upstream_fields import UpstreamFields
 
 logger = logging.getLogger("toolcall_middleware")
 
@@ -63,6 +70,8 @@ class ToolCallMiddleware:
         self._debug_app = debug_app(debug, self.options.admin_key) if self.options.admin_key \
             else None
         self.on_complete = on_complete
+        self._fields = UpstreamFields(self.options.upstream_fields,
+                                      self.options.upstream_fields_by_model)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -83,8 +92,12 @@ class ToolCallMiddleware:
             return
         if early is not None:
             return  # the client left mid-upload: nothing of its partial body goes on
+        if self._fields:
+            scope, body, payload = set_upstream_fields(scope, body, self._fields)
+            request = RequestFacts.of(payload)
+        else:
+            request = RequestFacts.parse(body)
         receive = replay_receive(body, None, receive)
-        request = RequestFacts.parse(body)
         info = scope.get("toolcall")  # a dict from `toolcall serve` (proxy/front.py): access log
         if isinstance(info, dict):
             info["model"] = request.model

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import lenient_json
-from .asgi import Message, Receive
+from .asgi import Message, Receive, Scope
 from .parsers import ParserContext, Tool
 from .parsers.base import UnknownTools
+from .upstream_fields import UpstreamFields, front_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +24,12 @@ class RequestFacts:
     @classmethod
     def parse(cls, body: bytes) -> RequestFacts:
         """Lenient: a body that is not a JSON object gives an empty request (no tools)."""
-        try:
-            payload = lenient_json.loads(body)
-        except ValueError:
-            return cls()
-        if not isinstance(payload, dict):
+        return cls.of(decode_request(body))
+
+    @classmethod
+    def of(cls, payload: dict[str, Any] | None) -> RequestFacts:
+        """The facts of a decoded request (None: not a JSON object)."""
+        if payload is None:
             return cls()
         model = payload.get("model")
         return cls(
@@ -38,6 +40,33 @@ class RequestFacts:
 
     def parser_context(self, unknown_tools: UnknownTools = "forward") -> ParserContext:
         return ParserContext(self.tools, unknown_tools=unknown_tools)
+
+
+def decode_request(body: bytes) -> dict[str, Any] | None:
+    """The request body as a JSON object, or None when it is not one."""
+    try:
+        payload = lenient_json.loads(body)
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def set_upstream_fields(
+    scope: Scope, body: bytes, fields: UpstreamFields
+) -> tuple[Scope, bytes, dict[str, Any] | None]:
+    """The scope and body with the configured fields set, and the decoded request.
+
+    A body that is not a JSON object passes as it is (the app answers it). The fields an API
+    front names in the scope keep the front's values; ``Content-Length`` is the new body's.
+    """
+    payload = decode_request(body)
+    if payload is None:
+        return scope, body, None
+    fields.apply(payload, front_fields(scope))
+    body = lenient_json.dumps(payload)
+    length = b"%d" % len(body)
+    headers = [(k, length if k.lower() == b"content-length" else v) for k, v in scope["headers"]]
+    return {**scope, "headers": headers}, body, payload
 
 
 def tools_from_request(tools: Any) -> tuple[Tool, ...]:

@@ -107,7 +107,7 @@ class AnthropicMiddleware:
         )
         target = upstream_scope(
             scope, options.upstream_path, len(upstream_body), stream=chat.stream,
-            drop=_DROP_HEADERS,
+            drop=_DROP_HEADERS, own_fields=options.upstream_fields,
         )
         await responder.run(self.app, target, upstream_receive)
 

@@ -8,13 +8,10 @@ patterns are tried in order, and an unmatched name goes to ``default`` when one 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fnmatch import fnmatchcase
+
+from ...models import match_model
 
 
 def map_model(model: str, model_map: Mapping[str, str], default: str | None = None) -> str:
-    if model in model_map:
-        return model_map[model]
-    for pattern, target in model_map.items():
-        if fnmatchcase(model, pattern):
-            return target
-    return default or model
+    target = match_model(model, model_map)
+    return (default or model) if target is None else target

@@ -12,18 +12,15 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-import orjson
-
-from ...config import ConfigError, _parse_mapping
+from ...config import ConfigError, _parse_mapping, parse_json_option
+from ...upstream_fields import TRANSLATION_FIELDS, fields_problem
 
 T = TypeVar("T")
 EnvParser = Callable[[str], Any]
 
-#: Chat request fields ``upstream_fields`` may not set: the translation back depends on them.
-#: ``messages`` and ``tools`` carry the conversation and the tools the client can run;
-#: ``stream``, ``stream_options`` and ``n`` decide how the answer comes back (one choice,
-#: streamed or not, with usage). Any other field is the upstream's business.
-RESERVED_UPSTREAM_FIELDS = frozenset({"messages", "tools", "stream", "stream_options", "n"})
+#: Chat request fields ``upstream_fields`` may not set: the translation back depends on them
+#: (``upstream_fields.TRANSLATION_FIELDS``). Any other field is the upstream's business.
+RESERVED_UPSTREAM_FIELDS = TRANSLATION_FIELDS
 
 
 def build_options(
@@ -85,18 +82,9 @@ def model_map_parser(front: str) -> EnvParser:
 
 def upstream_fields_parser(front: str) -> EnvParser:
     var = env_prefix(front) + "UPSTREAM_FIELDS"
-
-    def parse(raw: str) -> dict[str, Any]:
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise ConfigError(f"{var} is not valid JSON: {exc}") from None
-        problem = upstream_fields_problem(value, front)
-        if problem:
-            raise ConfigError(f"{var} {problem}")
-        return dict(value)
-
-    return parse
+    return lambda raw: dict(
+        parse_json_option(var, raw, lambda value: upstream_fields_problem(value, front))
+    )
 
 
 def choice_parser(*allowed: str) -> EnvParser:
@@ -113,18 +101,8 @@ def choice_parser(*allowed: str) -> EnvParser:
 
 def upstream_fields_problem(value: Any, front: str) -> str | None:
     """What is wrong with an ``upstream_fields`` value, or None."""
-    if not isinstance(value, Mapping):
-        return 'must be an object of request fields, like {"skip_special_tokens": false}'
-    reserved = sorted(RESERVED_UPSTREAM_FIELDS.intersection(value))
-    if reserved:
-        names = ", ".join(reserved)
-        who = front.capitalize()
-        return f"cannot set {names} (fields the {who} front builds from each request)"
-    try:
-        orjson.dumps(dict(value))
-    except orjson.JSONEncodeError as exc:
-        return f"must hold JSON values under string keys: {exc}"
-    return None
+    why = f"fields the {front.capitalize()} front builds from each request"
+    return fields_problem(value, RESERVED_UPSTREAM_FIELDS, why)
 
 
 def check_model_map(model_map: Any, default_model: Any = None) -> None:

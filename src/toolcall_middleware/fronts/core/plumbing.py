@@ -9,13 +9,14 @@ client body is in and valid: a client that leaves mid-upload sends nothing upstr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
 import orjson
 
 from ...asgi import Receive, Scope, Send
 from ...request import BodyTooLarge, read_body
+from ...upstream_fields import front_scope
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -103,12 +104,14 @@ def upstream_scope(
     stream: bool,
     drop: frozenset[bytes] = REQUEST_HEADERS,
     api_key_headers: tuple[bytes, ...] = (b"x-api-key",),
+    own_fields: Collection[str] = (),
 ) -> Scope:
     """The scope of the translated ``POST path`` to the wrapped app.
 
     The client's headers pass except ``drop``; an API key sent in one of ``api_key_headers``
     becomes ``Authorization: Bearer`` (what OpenAI-compatible servers want) unless the client
-    sent an ``Authorization`` of its own.
+    sent an ``Authorization`` of its own. ``own_fields``: the front's ``upstream_fields``, which
+    the chat path's configured fields leave as the front set them (``upstream_fields``).
     """
     client_headers = scope.get("headers", ())
     headers = [(k, v) for k, v in client_headers if k.lower() not in drop]
@@ -126,7 +129,7 @@ def upstream_scope(
         (b"accept-encoding", b"identity"),
     ]
     full_path = scope.get("root_path", "") + path
-    return {
+    target = {
         **scope,
         "method": "POST",
         "path": full_path,
@@ -134,6 +137,7 @@ def upstream_scope(
         "query_string": b"",
         "headers": headers,
     }
+    return front_scope(target, own_fields)
 
 
 _EVENT_HEADS: dict[str, bytes] = {}

@@ -137,6 +137,7 @@ class GeminiMiddleware:
         target = upstream_scope(
             self._with_key(scope, query), options.upstream_path, len(upstream_body),
             stream=stream, drop=_DROP_HEADERS, api_key_headers=(API_KEY,),
+            own_fields=request.own_fields,
         )
         # The translated body, then the client's own receive (its disconnect, when it comes).
         await responder.run(self.app, target, replay_receive(upstream_body, None, receive))

@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from ...config import ConfigError
+from ...config import ConfigError, parse_json_option
+from ...upstream_fields import by_model_problem
 from ..core import options as core_options
 from ..core.reader import MAX_ARGUMENTS_BYTES
 from ..core.responder import MAX_UPSTREAM_BYTES
@@ -99,30 +98,14 @@ class GeminiOptions:
 
 
 def thinking_off_problem(value: Any) -> str | None:
-    if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, Mapping) for k, v in value.items()
-    ):
-        return (
-            'must map upstream model patterns to request fields, like '
-            '{"Qwen/Qwen3-*": {"chat_template_kwargs": {"enable_thinking": false}}}'
-        )
-    for fields in value.values():
-        reserved = sorted(core_options.RESERVED_UPSTREAM_FIELDS.intersection(fields))
-        if reserved:
-            return f"cannot set {', '.join(reserved)} (fields the Gemini front builds)"
-    return None
+    return by_model_problem(
+        value, core_options.RESERVED_UPSTREAM_FIELDS, "fields the Gemini front builds",
+        '{"Qwen/Qwen3-*": {"chat_template_kwargs": {"enable_thinking": false}}}',
+    )
 
 
 def _parse_thinking_off(raw: str) -> dict[str, Any]:
-    var = ENV_PREFIX + "THINKING_OFF"
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ConfigError(f"{var} is not valid JSON: {exc}") from None
-    problem = thinking_off_problem(value)
-    if problem:
-        raise ConfigError(f"{var} {problem}")
-    return dict(value)
+    return dict(parse_json_option(ENV_PREFIX + "THINKING_OFF", raw, thinking_off_problem))
 
 
 _PARSERS: dict[str, core_options.EnvParser] = {

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any
 
+from ...models import match_model
 from ..core.models import map_model
 from ..core.schema import clean_schema
 from ..core.system import one_leading_system
@@ -56,6 +56,9 @@ class GeminiRequest:
     stream: bool
     include_thoughts: bool
     input_tokens: int  # local estimate (core.tokens)
+    #: Fields set from the front's configuration (``upstream_fields``, ``thinking_off``),
+    #: which the chat path's own configured fields leave as they are.
+    own_fields: frozenset[str] = frozenset()
 
 
 def translate_request(
@@ -87,12 +90,16 @@ def translate_request(
     if tools:
         body["tools"] = tools
         body.update(_tool_choice(get(doc, "toolConfig"), tools))
-    include_thoughts = _generation(get(doc, "generationConfig"), body, options, upstream_model)
+    own = set(options.upstream_fields)
+    config = get(doc, "generationConfig")
+    include_thoughts = _generation(config, body, options, upstream_model, own)
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     body.update(options.upstream_fields)
-    return GeminiRequest(body, model, stream, include_thoughts, estimate_tokens(body))
+    return GeminiRequest(
+        body, model, stream, include_thoughts, estimate_tokens(body), frozenset(own)
+    )
 
 
 # --- system instruction ---------------------------------------------------------------------
@@ -226,9 +233,11 @@ _INTEGERS = {"topK": "top_k", "seed": "seed", "maxOutputTokens": "max_tokens",
 
 
 def _generation(
-    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str
+    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str,
+    own: set[str],
 ) -> bool:
-    """Apply ``generationConfig`` to ``body``; return whether thoughts are wanted."""
+    """Apply ``generationConfig`` to ``body``; return whether thoughts are wanted. ``own``
+    gets the names of the configured fields set (``thinking_off``)."""
     if config is None:
         return False
     if not isinstance(config, Mapping):
@@ -265,7 +274,7 @@ def _generation(
     ):
         raise invalid_argument(f"{modalities_path}: only TEXT output is supported")
     _response_format(config, body, path)
-    return _thinking(get(config, "thinkingConfig"), body, options, upstream_model)
+    return _thinking(get(config, "thinkingConfig"), body, options, upstream_model, own)
 
 
 def _response_format(config: Mapping[str, Any], body: dict[str, Any], path: str) -> None:
@@ -289,7 +298,8 @@ def _response_format(config: Mapping[str, Any], body: dict[str, Any], path: str)
 
 
 def _thinking(
-    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str
+    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str,
+    own: set[str],
 ) -> bool:
     if config is None:
         return False
@@ -307,10 +317,9 @@ def _thinking(
         if level.upper() in LEVELS:
             body["reasoning_effort"] = LEVELS[level.upper()]
     elif budget == 0:
-        for pattern, fields in options.thinking_off.items():
-            if fnmatchcase(upstream_model, pattern):
-                body.update(fields)
-                break
+        fields = match_model(upstream_model, options.thinking_off) or {}
+        body.update(fields)
+        own.update(fields)
     elif budget is not None and budget > 0:
         body["reasoning_effort"] = effort_of_budget(budget)
     return include is True

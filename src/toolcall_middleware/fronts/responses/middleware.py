@@ -118,7 +118,7 @@ class ResponsesMiddleware:
         )
         target = upstream_scope(
             scope, options.upstream_path, len(upstream_body), stream=request.stream,
-            drop=_DROP_HEADERS,
+            drop=_DROP_HEADERS, own_fields=options.upstream_fields,
         )
         await responder.run(self.app, target, replay_receive(upstream_body, None, receive))
 
