@@ -412,8 +412,8 @@ both = result(None, [
     call(None, "get_weather", "{\"city\":\"Paris\"}"),
 ])
 write("openai-nonstream-quirks",
-      "Non-streaming: every call says index 0 (as a gateway's documented example does), an empty id, \"\" "
-      "arguments, Kilo shorthand with object arguments; finish_reason stop.",
+      "Non-streaming: every call says index 0 (as a gateway's documented example does), "
+      "an empty id, \"\" arguments, Kilo shorthand with object arguments; finish_reason stop.",
       req(M, "search_files", "get_time", "get_weather", stream=False),
       completion("chatcmpl-ns-1a", M, message, "stop"), both, both,
       content_type="application/json")

@@ -2,8 +2,8 @@
 
 Each ``openai-*`` recording states what a client must end up with when streaming
 (``expected``) and with ``mode="buffered"`` (``expected_buffered``). Here they are replayed
-through the middleware and judged three ways: the raw chunks against the contract in docs/clients.md,
-the assembled message, and the official ``openai`` SDK's stream helper.
+through the middleware and judged three ways: the raw chunks against the contract in
+docs/clients.md, the assembled message, and the official ``openai`` SDK's stream helper.
 """
 
 from __future__ import annotations

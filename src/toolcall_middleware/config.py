@@ -21,7 +21,8 @@ from .upstream_fields import CHAT_PATH_FIELDS, CHAT_PATH_WHY, by_model_problem, 
 
 DEFAULT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODES = ("stream", "buffered")
-#: Other names an option's environment variable goes by (the first is the name the debug capture's variable had in the proxy this package replaces).
+#: Other names an option's environment variable goes by (the first is the name the debug
+#: capture's variable had in the proxy this package replaces).
 ENV_ALIASES = {"debug_max": ("TOOL_CALL_DEBUG_MAX",)}
 
 

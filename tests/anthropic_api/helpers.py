@@ -165,9 +165,10 @@ def parse_sse(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
 
 
 def check_events(events: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """The ordering rules of docs/clients.md: message_start first; blocks one at a time with contiguous
-    indexes from 0; delta types matching the block; a signature before a thinking block stops;
-    message_delta (stop_reason, output_tokens) then message_stop last; or an error event last."""
+    """The ordering rules of docs/clients.md: message_start first; blocks one at a time with
+    contiguous indexes from 0; delta types matching the block; a signature before a thinking
+    block stops; message_delta (stop_reason, output_tokens) then message_stop last; or an error
+    event last."""
     assert events, "empty stream"
     assert events[0][0] == "message_start", events[0]
     assert events[-1][0] in ("message_stop", "error"), events[-1]
