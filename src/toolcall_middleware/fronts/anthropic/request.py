@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from ..core import ids
 from ..core.models import map_model
+from ..core.numbers import is_int, is_number
 from ..core.schema import clean_schema
 from ..core.system import MidSystem, one_leading_system
 from ..core.tokens import estimate_tokens
@@ -77,7 +78,7 @@ def translate_request(
 
     if not count_only:
         max_tokens = doc.get("max_tokens")
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        if not is_int(max_tokens) or max_tokens < 1:
             raise invalid_request("max_tokens: field required (an integer >= 1)")
         body["max_tokens"] = max_tokens
 
@@ -101,12 +102,12 @@ def translate_request(
     for name in ("temperature", "top_p"):
         value = doc.get(name)
         if value is not None:
-            if not _is_number(value):
+            if not is_number(value):
                 raise invalid_request(f"{name}: must be a number")
             body[name] = value
     top_k = doc.get("top_k")
     if top_k is not None:
-        if not _is_int(top_k):
+        if not is_int(top_k):
             raise invalid_request("top_k: must be an integer")
         body["top_k"] = top_k  # not OpenAI, but vLLM and SGLang honour it
 
@@ -457,14 +458,6 @@ def _str_field(obj: Mapping[str, Any], name: str, path: str) -> str:
     if not isinstance(value, str):
         raise invalid_request(f"{path}.{name}: field required (a string)")
     return value
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 __all__ = ["ChatRequest", "RequestOptions", "ThinkingHistory", "map_model", "translate_request"]
