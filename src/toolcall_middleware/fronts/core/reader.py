@@ -27,6 +27,7 @@ from ...calls import IdFactory, ToolCallAssembler, arguments_object
 from ...lenient_json import loads_well_formed
 from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
+from ...text_fields import reasoning_text
 from .events import (
     CallArgs,
     CallEnd,
@@ -259,10 +260,8 @@ class ChatReader(FastChunkReading):
 
     def _texts(self, delta: Mapping[str, Any], out: list[Event]) -> None:
         """A delta's text channels, in order; text after a call ends it first."""
-        reasoning = delta.get("reasoning_content")
-        if not reasoning or type(reasoning) is not str:
-            reasoning = delta.get("reasoning")
-        if reasoning and type(reasoning) is str:
+        reasoning = reasoning_text(delta)
+        if reasoning is not None:
             if not self._calls_closed:
                 self._close_calls(out)
             self._answer_size += len(reasoning)
