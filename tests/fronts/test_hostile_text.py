@@ -179,7 +179,7 @@ async def test_gemini(stream: bool, chat_path: bool) -> None:
     else:
         responses = [await client.models.generate_content(
             model="gemini-2.5-pro", contents="go", config=config)]
-    parts = [p for r in responses for p in r.candidates[0].content.parts]  # type: ignore[index, union-attr]
+    parts = [p for r in responses for p in r.candidates[0].content.parts]  # type: ignore
     thought = "".join(p.text or "" for p in parts if p.thought)
     text = "".join(p.text or "" for p in parts if not p.thought)
     calls = [(p.function_call.name, p.function_call.args) for p in parts if p.function_call]
@@ -188,7 +188,7 @@ async def test_gemini(stream: bool, chat_path: bool) -> None:
                                       [("bash", want["input"])])
 
 
-# --- any text, cut anywhere ------------------------------------------------------------------
+# --- any text, in any pieces ---------------------------------------------------------------
 
 HALVES = st.sampled_from(["\ud83d", "\ude00", "\udc00", "\U0001f600", "\x00", "a", '"', "\\"])
 
@@ -200,7 +200,7 @@ async def _texts(pieces: list[str]) -> dict[str, str]:
         return ScriptedApp([stream_reply([*(event(chunk({"content": p})) for p in pieces),
                                           chunk(None, "stop")])])
 
-    got = {}
+    got: dict[str, str] = {}
     anthropic = await anthropic_request(AnthropicMiddleware(app()), {
         "model": "m", "max_tokens": 10, "stream": True,
         "messages": [{"role": "user", "content": "go"}]})
