@@ -123,3 +123,11 @@ def test_well_formed_reading_raises_value_error_on_what_no_client_reads() -> Non
     for data in (b"{", b"\xff", b"[" * 5000 + b'"\\ud83d"' + b"]" * 5000):
         with pytest.raises(ValueError):
             lenient_json.loads_well_formed(data)
+
+
+def test_well_formed_reading_can_refuse_nan_as_json_does() -> None:
+    assert lenient_json.loads_well_formed(b'["\\ud83d"]', nan=False) == ["\ufffd"]
+    for data in (b'["\\ud83d", NaN]', b"[Infinity]", b"-Infinity"):
+        with pytest.raises(ValueError):
+            lenient_json.loads_well_formed(data, nan=False)
+        assert lenient_json.loads_well_formed(data) is not None

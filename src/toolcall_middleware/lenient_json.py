@@ -48,27 +48,32 @@ def loads(data: bytes | str) -> Any:
     return _loads_standard(data)
 
 
-def loads_well_formed(data: bytes | str) -> Any:
+def loads_well_formed(data: bytes | str, *, nan: bool = True) -> Any:
     """``loads``, with every lone surrogate in the value's strings (keys too) read as U+FFFD:
     strings orjson writes and any JSON parser reads back. A valid pair of escapes is one
     character, as every decoder reads it. Only a value orjson refused to read can hold a lone
-    surrogate, so the usual value costs what ``orjson.loads`` does."""
+    surrogate, so the usual value costs what ``orjson.loads`` does. ``nan=False``: ``NaN`` and
+    the infinities are refused, as JSON's grammar refuses them."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
     text = data.decode("utf-8") if isinstance(data, bytes) else data
-    return _loads_standard(_LONE_SURROGATE.sub(_replacement, text))
+    return _loads_standard(_LONE_SURROGATE.sub(_replacement, text), nan)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _replacement(match: re.Match[str]) -> str:
     return "\\ufffd" if match.lastindex else match[0]
 
 
-def _loads_standard(data: bytes | str) -> Any:
+def _loads_standard(data: bytes | str, nan: bool = True) -> Any:
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:
-        return json.loads(text)
+        return json.loads(text) if nan else json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise ValueError("JSON nested too deeply to decode") from None
 

@@ -3,7 +3,8 @@ alone, ``\\udc00`` alone), a valid pair, NUL. Nothing is lost: each lone surroga
 client as U+FFFD (docs/clients.md, "Text no encoder writes"), every event stays JSON that a
 strict parser reads (the checkers parse each one with orjson), and the official SDKs assemble
 the answer. Each front is driven through its ASGI interface, over the upstream directly and
-over the chat path."""
+over the chat path. A client's request holding lone surrogate escapes reaches the upstream as
+strict JSON, each as U+FFFD."""
 
 from __future__ import annotations
 
@@ -225,3 +226,53 @@ def test_any_text_arrives_with_its_lone_surrogates_replaced(pieces: list[str]) -
     assert not any(0xD800 <= ord(c) <= 0xDFFF for c in want)
     got = anyio.run(_texts, pieces)
     assert got == {"anthropic": want, "responses": want, "gemini": want}
+
+
+# --- the client's request --------------------------------------------------------------------
+
+# JavaScript's JSON.stringify writes a lone surrogate as its escape: a client whose history
+# holds half an emoji (a tool's output cut in UTF-16 units) sends it with every later turn.
+CLIENT_TEXT = "cut \ud83d|\udc00 pair \U0001f600"
+CLIENT_WANT = f"cut {R}|{R} pair \U0001f600"
+REQUESTS = {
+    "anthropic": ("/v1/messages", AnthropicMiddleware, {
+        "model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": CLIENT_TEXT}]}),
+    "responses": ("/v1/responses", ResponsesMiddleware, {"model": "m", "input": CLIENT_TEXT}),
+    "gemini": ("/v1beta/models/m:generateContent", GeminiMiddleware, {
+        "contents": [{"role": "user", "parts": [{"text": CLIENT_TEXT}]}]}),
+}
+ANSWER = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": USAGE,
+          "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                       "finish_reason": "stop"}]}
+
+
+async def _ask(front: str, body: bytes) -> tuple[int, ScriptedApp]:
+    path, middleware, _ = REQUESTS[front]
+    upstream = ScriptedApp([Reply(200, [orjson.dumps(ANSWER)], b"application/json")])
+    if front == "gemini":
+        response: Any = await gemini_request(middleware(upstream), None, path, raw=body)
+    else:
+        response = await anthropic_request(middleware(upstream), None, path, raw=body)
+    return response.status, upstream
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("front", sorted(REQUESTS))
+async def test_a_lone_surrogate_from_the_client_goes_upstream_as_a_replacement(
+        front: str) -> None:
+    body = json.dumps(REQUESTS[front][2]).encode()  # every non-ASCII character escaped
+    assert b"\\ud83d|\\udc00" in body
+    status, upstream = await _ask(front, body)
+    assert status == 200
+    # The scripted upstream read the translated body with orjson: it is strict JSON.
+    (sent,) = upstream.upstream_bodies
+    texts = [m["content"] for m in sent["messages"] if m["role"] == "user"]
+    assert texts == [CLIENT_WANT] or texts == [[{"type": "text", "text": CLIENT_WANT}]]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("front", sorted(REQUESTS))
+async def test_nan_from_the_client_is_still_not_json(front: str) -> None:
+    body = json.dumps({**REQUESTS[front][2], "temperature": float("nan")}).encode()
+    status, upstream = await _ask(front, body)
+    assert status == 400 and not upstream.calls
