@@ -83,3 +83,51 @@ def test_a_lone_surrogate_is_written_as_its_escape() -> None:
 def test_what_no_client_reads_raises_value_error(data: bytes | str) -> None:
     with pytest.raises(ValueError):
         lenient_json.loads(data)
+
+
+def _replaced(value: Any) -> Any:
+    """``value`` with every surrogate code point in its strings as U+FFFD."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, list):
+        return [_replaced(v) for v in value]
+    if isinstance(value, dict):
+        return {_replaced(k): _replaced(v) for k, v in value.items()}
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_well_formed_reading_replaces_each_lone_surrogate_and_nothing_else(value: Any) -> None:
+    text = json.dumps(value)
+    read = lenient_json.loads_well_formed(text.encode())
+    # json.loads joins a high and a low escape side by side into one character; what is left
+    # alone is a lone surrogate, and becomes U+FFFD.
+    assert same(read, _replaced(lenient_json.loads(text)))
+    if not _has_nonfinite(value):
+        try:
+            orjson.dumps(read)
+        except orjson.JSONEncodeError as exc:  # only an integer past 64 bits
+            assert "Integer exceeds 64-bit range" in str(exc)
+
+
+def test_well_formed_reading_keeps_pairs_and_nul() -> None:
+    data = rb'{"\udc00k":["\ud83d","\ud83d\ude00","a\udc00\ud83d","\u0000",NaN]}'
+    read = lenient_json.loads_well_formed(data)
+    assert list(read) == ["\ufffdk"]
+    assert read["\ufffdk"][:4] == ["\ufffd", "\U0001f600", "a\ufffd\ufffd", "\x00"]
+    assert math.isnan(read["\ufffdk"][4])
+
+
+def test_well_formed_reading_raises_value_error_on_what_no_client_reads() -> None:
+    for data in (b"{", b"\xff", b"[" * 5000 + b'"\\ud83d"' + b"]" * 5000):
+        with pytest.raises(ValueError):
+            lenient_json.loads_well_formed(data)
+
+
+def test_well_formed_reading_can_refuse_nan_as_json_does() -> None:
+    assert lenient_json.loads_well_formed(b'["\\ud83d"]', nan=False) == ["\ufffd"]
+    for data in (b'["\\ud83d", NaN]', b"[Infinity]", b"-Infinity"):
+        with pytest.raises(ValueError):
+            lenient_json.loads_well_formed(data, nan=False)
+        assert lenient_json.loads_well_formed(data) is not None

@@ -10,16 +10,28 @@ surrogate, an integer past 64 bits).
 
 orjson writes ``NaN`` and the infinities as ``null``; the standard library, used only for a value
 orjson cannot write at all, writes them as it reads them.
+
+``loads_well_formed`` reads the same text for a consumer that writes a new document for clients
+whose parsers refuse lone surrogates (the API fronts): each becomes U+FFFD, as JavaScript's
+``String.prototype.toWellFormed`` does (docs/clients.md, "Text no encoder writes").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "loads_well_formed"]
+
+#: In JSON text: an escaped backslash or a pair of surrogate escapes (kept), a lone surrogate
+#: escape or (in a ``str``) a raw surrogate (group 1 or 2: replaced by the escape of U+FFFD).
+#: Outside strings a valid document has neither backslash nor surrogate.
+_LONE_SURROGATE = re.compile(
+    r"\\(?:\\|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|(u[dD][89a-fA-F][0-9a-fA-F]{2}))|([\ud800-\udfff])")
 
 
 def loads(data: bytes | str) -> Any:
@@ -33,9 +45,35 @@ def loads(data: bytes | str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         pass
+    return _loads_standard(data)
+
+
+def loads_well_formed(data: bytes | str, *, nan: bool = True) -> Any:
+    """``loads``, with every lone surrogate in the value's strings (keys too) read as U+FFFD:
+    strings orjson writes and any JSON parser reads back. A valid pair of escapes is one
+    character, as every decoder reads it. Only a value orjson refused to read can hold a lone
+    surrogate, so the usual value costs what ``orjson.loads`` does. ``nan=False``: ``NaN`` and
+    the infinities are refused, as JSON's grammar refuses them."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return _loads_standard(_LONE_SURROGATE.sub(_replacement, text), nan)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _replacement(match: re.Match[str]) -> str:
+    return "\\ufffd" if match.lastindex else match[0]
+
+
+def _loads_standard(data: bytes | str, nan: bool = True) -> Any:
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:
-        return json.loads(text)
+        return json.loads(text) if nan else json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise ValueError("JSON nested too deeply to decode") from None
 

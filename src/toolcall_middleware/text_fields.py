@@ -7,6 +7,7 @@ when they carry the same text; what comes out goes back to the fields it came fr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 CONTENT = ("content",)
@@ -22,6 +23,7 @@ DEFAULT_REASONING = REASONING_CONTENT
 TEXT_FIELDS = ("content", "reasoning", "reasoning_content")
 
 _NO_TEXT: tuple[tuple[str, ...], None] = ((), None)
+_PREFERRED_REASONING, _OTHER_REASONING = REASONING_CONTENT_FIRST
 _SINGLE_FIELDS = (CONTENT, REASONING_CONTENT, REASONING)
 
 
@@ -55,3 +57,14 @@ def text_channels(delta: dict[str, Any]) -> list[tuple[str, ...]]:
     if isinstance(delta.get("content"), str):
         channels.append(CONTENT)
     return channels
+
+
+def reasoning_text(delta: Mapping[str, Any]) -> str | None:
+    """A delta's (or message's) reasoning as one text, for a reader that keeps one reasoning
+    channel (the API fronts): ``reasoning_content`` when it holds text, else ``reasoning``
+    (servers that send both send the same text); ``None`` when neither holds any."""
+    text = delta.get(_PREFERRED_REASONING)
+    if text and type(text) is str:
+        return text
+    text = delta.get(_OTHER_REASONING)
+    return text if text and type(text) is str else None

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolcall_middleware.fronts.anthropic import RequestOptions, translate_request
-from toolcall_middleware.fronts.anthropic.request import ERROR_PREFIX, IMAGE_NOTE
+from toolcall_middleware.fronts.anthropic.request_messages import ERROR_PREFIX, IMAGE_NOTE
 from toolcall_middleware.fronts.anthropic.thinking import SIGNATURE
 from toolcall_middleware.fronts.core.ids import encode
 from toolcall_middleware.fronts.core.models import map_model

@@ -1,7 +1,8 @@
 """Hostile upstream streams for the fast-path tests: non-canonical JSON, other escapes,
 changing ids, usage, finishes, errors, whitespace and line breaks inside values, call indexes
-JSON does not write, raw U+2028, strings past ``LARGE_STRING``, Kimi K2 tool calls written as
-markup (for the chat path to rewrite), reads cut anywhere, ``\\r\\n`` line endings."""
+JSON does not write, raw U+2028, lone surrogate escapes (which orjson refuses), strings past
+``LARGE_STRING``, Kimi K2 tool calls written as markup (for the chat path to rewrite), reads
+cut anywhere, ``\\r\\n`` line endings."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import json
 import re
 from typing import Any
 
-import orjson
 from hypothesis import strategies as st
 
+from toolcall_middleware import lenient_json
 from toolcall_middleware.fronts.core.plumbing import LARGE_STRING
 
 #: Past the size where a front encodes with the standard library (which escapes non-ASCII).
@@ -25,6 +26,7 @@ KIMI_CALL = ["<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.s
 TEXTS = st.one_of(
     st.sampled_from(["", " ", "hi", '"', "\\", "\n", "\r", "\u2028", "é", "\x00", "\x7f",
                      '{"cmd": "ls"}', "{", "}", "END", "0123456789" * 3, HUGE,
+                     "\ud83d", "x\udc00", "\ud83d\ude00",
                      "<", "a <|", "<|tool_call"]),  # what a parser holds, maybe markup
     st.text(max_size=6),
 )
@@ -92,9 +94,9 @@ def events(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
         return draw(st.sampled_from([b"data: {not json\n\n", b": keep-alive\n\n",
                                      b"data: [1]\n\n", b"event: x\ndata: {}\n\n"]))
     doc = draw(chunks(meta, kind, index, text))
-    data = orjson.dumps(doc)
+    data = lenient_json.dumps(doc)  # a lone surrogate as its escape
     if form == "spaced":
-        data = json.dumps(doc, ensure_ascii=False).encode()
+        data = json.dumps(doc, ensure_ascii=False).encode("utf-8", "backslashreplace")
     elif form == "ascii":  # \uXXXX escapes for every non-ASCII character
         data = json.dumps(doc, separators=(",", ":")).encode()
     elif form == "escaped":  # escapes orjson never writes, in compact JSON

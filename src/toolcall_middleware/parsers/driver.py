@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from ..events import Event, Text
 from .base import MarkerSearch, ParserContext
-from .jsonscan import NON_SPACE
+from .jsonscan import skip_space as skip_space  # (the parsers take it from here)
 
 S = TypeVar("S", bound=enum.IntEnum)
 
@@ -296,12 +296,6 @@ def literal_at(buf: str, pos: int, literals: Iterable[str], final: bool) -> str 
         if not final and len(rest) < len(literal) and literal.startswith(rest):
             undecided = True
     return None if undecided else ""
-
-
-def skip_space(buf: str, pos: int) -> int:
-    """Index of the first non-whitespace character at or after ``pos`` (``len(buf)`` if none)."""
-    match = NON_SPACE.search(buf, pos)
-    return len(buf) if match is None else match.start()
 
 
 class OptionalClose:

@@ -328,14 +328,14 @@ class DelimitedArguments:
     def _start(self, segment: str, out: list[str]) -> None:
         text = self._lead + segment if self._lead else segment
         self._lead = ""
-        i = _skip_space(text, 0)
+        i = skip_space(text, 0)
         if i < len(text) and text[i] == "`" and not self._fenced:
             newline = text.find("\n", i)
             if newline == -1:
                 self._lead = text[i:]
                 return
             self._fenced = True
-            i = _skip_space(text, newline + 1)
+            i = skip_space(text, newline + 1)
         if i == len(text):
             return
         if text[i] in "{[":
@@ -361,7 +361,9 @@ class DelimitedArguments:
             out.append(body)
 
 
-def _skip_space(text: str, pos: int) -> int:
+def skip_space(text: str, pos: int) -> int:
+    """Index of the first non-whitespace character at or after ``pos`` (``len(text)`` if
+    none)."""
     match = NON_SPACE.search(text, pos)
     return len(text) if match is None else match.start()
 
@@ -372,13 +374,13 @@ def object_keys(text: str) -> list[str] | None:
     Read without recursion, so values nested any depth cost no stack: each value is only
     skipped, with ``ValueEnd``. Only the object's own structure is checked, not its values'.
     """
-    i = _skip_space(text, 0)
+    i = skip_space(text, 0)
     if text[i : i + 1] != "{":
         return None
     keys: list[str] = []
-    i = _skip_space(text, i + 1)
+    i = skip_space(text, i + 1)
     if text[i : i + 1] == "}":
-        return keys if _skip_space(text, i + 1) == len(text) else None
+        return keys if skip_space(text, i + 1) == len(text) else None
     while text[i : i + 1] == '"':
         parts: list[str] = []
         decoder = StringDecoder()
@@ -386,17 +388,17 @@ def object_keys(text: str) -> list[str] | None:
         if end == -1:
             return None
         keys.append("".join(parts))
-        i = _skip_space(text, end)
+        i = skip_space(text, end)
         if text[i : i + 1] != ":":
             return None
-        i = _skip_space(text, i + 1)
+        i = skip_space(text, i + 1)
         end = ValueEnd().scan(text, i)
         if end == -1 or end == i:  # cut short, or no value at all
             return None
-        i = _skip_space(text, end)
+        i = skip_space(text, end)
         if text[i : i + 1] == "}":
-            return keys if _skip_space(text, i + 1) == len(text) else None
+            return keys if skip_space(text, i + 1) == len(text) else None
         if text[i : i + 1] != ",":
             return None
-        i = _skip_space(text, i + 1)
+        i = skip_space(text, i + 1)
     return None

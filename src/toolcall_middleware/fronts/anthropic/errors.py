@@ -7,6 +7,7 @@ we return, ours or the upstream's, has exactly that shape and one of Anthropic's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.failures import Kind, UpstreamFailure
@@ -66,3 +67,11 @@ def from_failure(failure: UpstreamFailure) -> AnthropicError:
     """An upstream failure as the Anthropic error a client gets for it."""
     type = KIND_TYPES[failure.kind]
     return AnthropicError(failure.message, type, 502 if failure.gateway else 0)
+
+
+def str_field(obj: Mapping[str, Any], name: str, path: str) -> str:
+    """``obj[name]``, a string, or the 400 naming the field."""
+    value = obj.get(name)
+    if not isinstance(value, str):
+        raise invalid_request(f"{path}.{name}: field required (a string)")
+    return value

@@ -26,6 +26,7 @@ from ..core.plumbing import (
     BodyTooLarge,
     ClientGone,
     Reply,
+    decode_request,
     encode_upstream,
     header,
     json_reply,
@@ -117,8 +118,8 @@ class AnthropicMiddleware:
         except BodyTooLarge as exc:
             raise AnthropicError(str(exc), "request_too_large", 413) from None
         try:
-            doc = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
+            doc = decode_request(body)
+        except ValueError as exc:
             raise invalid_request(f"request body is not valid JSON: {exc}") from None
         del body
         try:

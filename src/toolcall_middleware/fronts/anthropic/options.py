@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ...config import ConfigError
 from ..core import options as core_options
-from ..core.options import RESERVED_UPSTREAM_FIELDS
-from ..core.reader import MAX_ARGUMENTS_BYTES
+from ..core.options import RESERVED_UPSTREAM_FIELDS, FrontOptions
 from ..core.responder import MAX_UPSTREAM_BYTES
 from ..core.system import MID_SYSTEM, MidSystem
 from .request import RequestOptions, ThinkingHistory
@@ -28,7 +27,10 @@ __all__ = ["ENV_PREFIX", "RESERVED_UPSTREAM_FIELDS", "AnthropicOptions"]
 
 
 @dataclass(frozen=True, slots=True)
-class AnthropicOptions:
+class AnthropicOptions(FrontOptions):
+    FRONT: ClassVar[str] = FRONT
+    PATH_OPTIONS: ClassVar[tuple[str, ...]] = ("messages_path",)
+
     model_map: Mapping[str, str] = field(default_factory=dict)
     #: Upstream model for names ``model_map`` does not match (None: they pass as they are).
     default_model: str | None = None
@@ -71,47 +73,23 @@ class AnthropicOptions:
             return not user_agent.startswith(b"claude-cli/")
         return self.buffer_tool_input
 
-    @property
-    def max_arguments_bytes(self) -> int:
-        return min(self.max_upstream_bytes, MAX_ARGUMENTS_BYTES)
-
-    @classmethod
-    def build(
-        cls,
-        environ: Mapping[str, str] | None = None,
-        file: Mapping[str, Any] | None = None,
-        **overrides: Any,
-    ) -> AnthropicOptions:
-        """Options from ``overrides`` (not None), then the environment, then ``file`` (the
-        ``[anthropic]`` table of ``toolcall serve``'s config file), then the defaults."""
-        options = core_options.build_options(cls, FRONT, _PARSERS, environ, file, overrides)
-        options._check()
-        return options
-
     def __post_init__(self) -> None:
         interval = core_options.check_interval("ping_interval", self.ping_interval)
         object.__setattr__(self, "ping_interval", interval)
 
-    def _check(self) -> None:
-        core_options.check_model_map(self.model_map, self.default_model)
+    def check_own(self) -> None:
         if self.thinking_history not in ("reasoning_content", "drop"):
             raise ConfigError("thinking_history must be 'reasoning_content' or 'drop'")
-        for name in ("messages_path", "upstream_path"):
-            core_options.check_path(name, getattr(self, name))
-        for name in ("max_body_bytes", "max_upstream_bytes"):
-            core_options.check_positive_int(name, getattr(self, name))
         if self.buffer_tool_input != "auto" and not isinstance(self.buffer_tool_input, bool):
             raise ConfigError("buffer_tool_input must be true, false or 'auto'")
-        core_options.check_upstream_fields(self.upstream_fields, FRONT)
-        if self.mid_system not in MID_SYSTEM:
-            raise ConfigError(f"mid_system must be one of: {', '.join(MID_SYSTEM)}")
+        core_options.check_choice("mid_system", self.mid_system, MID_SYSTEM)
 
 
 def _parse_buffer_tool_input(raw: str) -> bool | str:
     return "auto" if raw.lower() == "auto" else core_options.parse_bool(raw)
 
 
-_PARSERS: dict[str, core_options.EnvParser] = {
+AnthropicOptions.PARSERS = {
     "model_map": core_options.model_map_parser(FRONT),
     "default_model": str,
     "ping_interval": core_options.parse_float,

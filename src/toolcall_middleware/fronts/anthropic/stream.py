@@ -22,6 +22,7 @@ from .. import core
 from ..core import ids
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
 from ..core.frontstream import Translator
+from ..core.numbers import count
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from . import thinking
@@ -280,18 +281,14 @@ def _delta(block: str, text: str) -> dict[str, str]:
 
 def map_usage(usage: Mapping[str, Any]) -> dict[str, int]:
     """OpenAI usage -> Anthropic usage (cached prompt tokens are reported apart)."""
-    prompt = _int(usage.get("prompt_tokens"))
+    prompt = count(usage.get("prompt_tokens"))
     details = usage.get("prompt_tokens_details")
-    cached = _int(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
+    cached = count(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
     if not cached:
-        cached = _int(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
+        cached = count(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
     return {
         "input_tokens": max(prompt - cached, 0),
-        "output_tokens": _int(usage.get("completion_tokens")),
+        "output_tokens": count(usage.get("completion_tokens")),
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": cached,
     }
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -15,10 +15,11 @@ A front is a request translator plus an encoder of the core's events:
   rule (exactly the general path's bytes, or decline). An ``EventStream`` takes it on its
   own; a front renders its deltas by giving ``Translator.fast_delta``. A ``FrontStream`` of
   its own gets the reading with ``fast_event = fast_events(...)`` and ``learn``.
-- ``options``: ``build_options`` (keyword > ``TOOLCALL_<FRONT>_*`` > config table > default)
-  and the checks every front's options share; ``models.map_model``; ``system``: one leading
-  system message; ``ids``: the tool-id codec; ``schema``: tool-schema cleaning;
-  ``tokens``: the local token estimate.
+- ``options``: ``FrontOptions``, the base of every front's options (``build``: keyword >
+  ``TOOLCALL_<FRONT>_*`` > config table > default) and the checks they share;
+  ``models.map_model``; ``system``: one leading system message; ``ids``: the tool-id codec;
+  ``schema``: tool-schema cleaning; ``tokens``: the local token estimate; ``numbers``: JSON
+  integers and numbers as requests and usage are checked.
 """
 
 from __future__ import annotations

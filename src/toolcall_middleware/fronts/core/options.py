@@ -1,21 +1,26 @@
 """Front options: keyword arguments, else ``TOOLCALL_<FRONT>_*`` variables, else a config table.
 
-Every front has an options dataclass whose fields are its option names; ``build_options`` fills
-it by one precedence (keyword > environment > the ``[front]`` table of ``toolcall serve``'s config
-file > default) and a parser per option for the environment's strings. A bad value fails at
-construction with a message naming the variable or option, not on the first request.
+Every front has an options dataclass whose fields are its option names, on ``FrontOptions``:
+its ``build`` fills it by one precedence (keyword > environment > the ``[front]`` table of
+``toolcall serve``'s config file > default, ``build_options``) with a parser per option for the
+environment's strings, and checks the options every front has before the front's own. A bad
+value fails at construction with a message naming the variable or option, not on the first
+request.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from ...config import ConfigError, _parse_mapping, parse_json_option
 from ...upstream_fields import TRANSLATION_FIELDS, fields_problem
+from .numbers import is_int
+from .reader import MAX_ARGUMENTS_BYTES
 
 T = TypeVar("T")
+FrontOptionsT = TypeVar("FrontOptionsT", bound="FrontOptions")
 EnvParser = Callable[[str], Any]
 
 #: Chat request fields ``upstream_fields`` may not set: the translation back depends on them
@@ -57,6 +62,59 @@ def build_options(
 
 def env_prefix(front: str) -> str:
     return f"TOOLCALL_{front.upper()}_"
+
+
+class FrontOptions:
+    """What every front's options dataclass shares: ``build``, the checks of the options every
+    front has, and the cap on one call's arguments."""
+
+    __slots__ = ()
+
+    #: The front's name: ``TOOLCALL_<FRONT>_*`` variables, the ``[front]`` config table.
+    FRONT: ClassVar[str]
+    #: A parser per option (every option has one) for the environment's strings.
+    PARSERS: ClassVar[Mapping[str, EnvParser]]
+    #: The options that are paths of the front's own.
+    PATH_OPTIONS: ClassVar[tuple[str, ...]] = ()
+
+    # Every front has these options.
+    model_map: Mapping[str, str]
+    default_model: str | None
+    upstream_fields: Mapping[str, Any]
+    upstream_path: str
+    max_body_bytes: int
+    max_upstream_bytes: int
+
+    @classmethod
+    def build(
+        cls: type[FrontOptionsT],
+        environ: Mapping[str, str] | None = None,
+        file: Mapping[str, Any] | None = None,
+        **overrides: Any,
+    ) -> FrontOptionsT:
+        """Options from ``overrides`` (not None), then the environment, then ``file`` (the
+        front's table of ``toolcall serve``'s config file), then the defaults."""
+        options = build_options(cls, cls.FRONT, cls.PARSERS, environ, file, overrides)
+        options.check()
+        return options
+
+    @property
+    def max_arguments_bytes(self) -> int:
+        """The most one call's arguments (and the text held for calls waiting) may hold."""
+        return min(self.max_upstream_bytes, MAX_ARGUMENTS_BYTES)
+
+    def check(self) -> None:
+        """Raise ``ConfigError`` naming the first bad option."""
+        check_model_map(self.model_map, self.default_model)
+        check_upstream_fields(self.upstream_fields, self.FRONT)
+        for name in (*self.PATH_OPTIONS, "upstream_path"):
+            check_path(name, getattr(self, name))
+        for name in ("max_body_bytes", "max_upstream_bytes"):
+            check_positive_int(name, getattr(self, name))
+        self.check_own()
+
+    def check_own(self) -> None:
+        """The front's own options (``check`` has checked the shared ones)."""
 
 
 # --- environment parsers ----------------------------------------------------------------------
@@ -120,8 +178,14 @@ def check_path(name: str, value: Any) -> None:
 
 
 def check_positive_int(name: str, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    if not is_int(value) or value < 1:
         raise ConfigError(f"{name} must be a positive integer")
+
+
+def check_choice(name: str, value: Any, allowed: Iterable[str]) -> None:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ConfigError(f"{name} must be one of: {', '.join(allowed)}")
 
 
 def check_bool(name: str, value: Any) -> None:
@@ -131,7 +195,7 @@ def check_bool(name: str, value: Any) -> None:
 
 def check_interval(name: str, value: Any) -> float | None:
     """A number of seconds >= 0 (0 or None: off), as a float."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         value = float(value)
     if value is not None and (not isinstance(value, float) or value < 0):
         raise ConfigError(f"{name} must be a number >= 0 (0 disables it)")

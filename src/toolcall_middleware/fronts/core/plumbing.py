@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ...asgi import Receive, Scope, Send
+from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
 
@@ -72,6 +73,23 @@ def json_reply(
 ) -> Reply:
     content_type = (b"content-type", b"application/json")
     return Reply(status, dumps(doc, large=large), (content_type, *headers))
+
+
+def decode_request(body: bytes) -> Any:
+    """The client's JSON body. orjson reads nearly every one; what it refuses is read again
+    allowing lone surrogate escapes, each as U+FFFD (docs/clients.md, "Text no encoder
+    writes"): JavaScript's ``JSON.stringify`` writes one for a string that holds half an emoji
+    (a tool's output cut in UTF-16 units, say), and the client sends it back with every later
+    turn. ``NaN`` and the infinities stay refused. Raises ``ValueError`` (orjson's) when the
+    body is not JSON."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        refused = exc
+    try:
+        return loads_well_formed(body, nan=False)
+    except ValueError:
+        raise refused from None
 
 
 async def read_request(receive: Receive, limit: int) -> bytes:
@@ -174,6 +192,7 @@ __all__ = [
     "BodyTooLarge",
     "ClientGone",
     "Reply",
+    "decode_request",
     "dumps",
     "encode_upstream",
     "event_head",

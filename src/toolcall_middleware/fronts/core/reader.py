@@ -24,8 +24,10 @@ from typing import Any
 import orjson
 
 from ...calls import IdFactory, ToolCallAssembler, arguments_object
+from ...lenient_json import loads_well_formed
 from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
+from ...text_fields import reasoning_text
 from .events import (
     CallArgs,
     CallEnd,
@@ -41,18 +43,27 @@ from .fastpath import FastChunkReading
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
+_loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+
 #: Default cap on one call's arguments text (and on the text held for queued calls).
 MAX_ARGUMENTS_BYTES = 8 * 1024 * 1024
 
 
 def decode_chunk(data: bytes) -> Any:
-    """One upstream event's JSON, or ``None`` when it is not JSON (logged and skipped).
+    """One upstream event's JSON (or JSON body), read as the chat path reads it, or ``None``
+    when it is not JSON a client would read (logged and skipped).
 
-    Every front decodes upstream chunks through here, so a more lenient decoder has one place
-    to go."""
+    Every front decodes upstream chunks through here. What orjson refuses (a lone surrogate
+    escape, ``NaN``) is read by ``lenient_json.loads_well_formed``: each lone surrogate becomes
+    U+FFFD, so whatever a front writes from it is JSON every client parses (docs/clients.md,
+    "Text no encoder writes")."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        return _loads(data)
+    except _JSONDecodeError:
+        pass
+    try:
+        return loads_well_formed(data)
+    except ValueError:
         logger.warning("skipping a non-JSON upstream event: %r", data[:200])
         return None
 
@@ -249,10 +260,8 @@ class ChatReader(FastChunkReading):
 
     def _texts(self, delta: Mapping[str, Any], out: list[Event]) -> None:
         """A delta's text channels, in order; text after a call ends it first."""
-        reasoning = delta.get("reasoning_content")
-        if not reasoning or type(reasoning) is not str:
-            reasoning = delta.get("reasoning")
-        if reasoning and type(reasoning) is str:
+        reasoning = reasoning_text(delta)
+        if reasoning is not None:
             if not self._calls_closed:
                 self._close_calls(out)
             self._answer_size += len(reasoning)

@@ -30,6 +30,7 @@ from ..core.plumbing import (
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    decode_request,
     encode_upstream,
     header,
     json_reply,
@@ -152,8 +153,8 @@ class GeminiMiddleware:
             message = f"Request payload size exceeds the limit: {limit} bytes."
             raise invalid_argument(message) from None
         try:
-            doc = orjson.loads(body) if body.strip() else {}
-        except orjson.JSONDecodeError as exc:
+            doc = decode_request(body) if body.strip() else {}
+        except ValueError as exc:
             raise invalid_argument(f"request body is not valid JSON: {exc}") from None
         del body
         count_only = action == "countTokens"

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ...config import ConfigError, parse_json_option
 from ...upstream_fields import by_model_problem
 from ..core import options as core_options
-from ..core.reader import MAX_ARGUMENTS_BYTES
+from ..core.numbers import is_int
+from ..core.options import FrontOptions
 from ..core.responder import MAX_UPSTREAM_BYTES
 from .request import RequestOptions
 
@@ -27,7 +28,9 @@ __all__ = ["ENV_PREFIX", "GeminiOptions"]
 
 
 @dataclass(frozen=True, slots=True)
-class GeminiOptions:
+class GeminiOptions(FrontOptions):
+    FRONT: ClassVar[str] = FRONT
+
     #: Gemini model name or ``fnmatch`` pattern (``gemini-*``) -> upstream model. gemini-cli
     #: sends its side requests (routing, summaries, loop detection) to fixed Gemini model ids.
     model_map: Mapping[str, str] = field(default_factory=dict)
@@ -60,30 +63,11 @@ class GeminiOptions:
             self.thought_signatures,
         )
 
-    @property
-    def max_arguments_bytes(self) -> int:
-        return min(self.max_upstream_bytes, MAX_ARGUMENTS_BYTES)
-
-    @classmethod
-    def build(
-        cls,
-        environ: Mapping[str, str] | None = None,
-        file: Mapping[str, Any] | None = None,
-        **overrides: Any,
-    ) -> GeminiOptions:
-        """Options from ``overrides`` (not None), then the environment, then ``file`` (the
-        ``[gemini]`` table of ``toolcall serve``'s config file), then the defaults."""
-        options = core_options.build_options(cls, FRONT, _PARSERS, environ, file, overrides)
-        options._check()
-        return options
-
     def __post_init__(self) -> None:
-        if isinstance(self.context_scale, int) and not isinstance(self.context_scale, bool):
+        if is_int(self.context_scale):
             object.__setattr__(self, "context_scale", float(self.context_scale))
 
-    def _check(self) -> None:
-        core_options.check_model_map(self.model_map, self.default_model)
-        core_options.check_upstream_fields(self.upstream_fields, FRONT)
+    def check_own(self) -> None:
         problem = thinking_off_problem(self.thinking_off)
         if problem:
             raise ConfigError(f"thinking_off {problem}")
@@ -92,9 +76,6 @@ class GeminiOptions:
             raise ConfigError("context_scale must be a number above 0 (1: counts as they are)")
         if self.api_key is not None and not isinstance(self.api_key, str):
             raise ConfigError("api_key must be a string")
-        core_options.check_path("upstream_path", self.upstream_path)
-        for name in ("max_body_bytes", "max_upstream_bytes"):
-            core_options.check_positive_int(name, getattr(self, name))
 
 
 def thinking_off_problem(value: Any) -> str | None:
@@ -108,7 +89,7 @@ def _parse_thinking_off(raw: str) -> dict[str, Any]:
     return dict(parse_json_option(ENV_PREFIX + "THINKING_OFF", raw, thinking_off_problem))
 
 
-_PARSERS: dict[str, core_options.EnvParser] = {
+GeminiOptions.PARSERS = {
     "model_map": core_options.model_map_parser(FRONT),
     "default_model": str,
     "upstream_fields": core_options.upstream_fields_parser(FRONT),

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...models import match_model
 from ..core.models import map_model
+from ..core.numbers import is_number
 from ..core.schema import clean_schema
 from ..core.system import one_leading_system
 from ..core.tokens import estimate_tokens
@@ -246,7 +247,7 @@ def _generation(
     for name, chat in _NUMBERS.items():
         value = get(config, name)
         if value is not None:
-            if not _is_number(value):
+            if not is_number(value):
                 raise invalid_argument(f"{path}.{name}: must be a number")
             body[chat] = value
     for name, chat in _INTEGERS.items():
@@ -349,10 +350,6 @@ def _integer(value: Any, path: str) -> int | None:
     ):
         raise invalid_argument(f"{path}: must be an integer")
     return int(value)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _list(value: Any, path: str) -> list[Any]:

@@ -11,6 +11,8 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.numbers import count
+
 #: Upstream ``finish_reason`` -> ``finishReason``. Gemini has no reason for tool calls: a turn
 #: that ends in calls is ``STOP``; anything unknown is too.
 FINISH_REASONS = {"length": "MAX_TOKENS", "content_filter": "SAFETY"}
@@ -42,18 +44,18 @@ def usage_metadata(
     if usage is None:
         prompt, completion, total, thoughts, cached = input_tokens, output_tokens, 0, None, 0
     else:
-        prompt = _int(usage.get("prompt_tokens"))
-        completion = _int(usage.get("completion_tokens"))
-        total = _int(usage.get("total_tokens"))
+        prompt = count(usage.get("prompt_tokens"))
+        completion = count(usage.get("completion_tokens"))
+        total = count(usage.get("total_tokens"))
         details = usage.get("completion_tokens_details")
         thoughts = (
-            _int(details.get("reasoning_tokens"))
+            count(details.get("reasoning_tokens"))
             if isinstance(details, Mapping) and "reasoning_tokens" in details else None
         )
         prompt_details = usage.get("prompt_tokens_details")
         cached = (
-            _int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, Mapping) else 0
-        ) or _int(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
+            count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, Mapping) else 0
+        ) or count(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
     total = total or prompt + completion
     scaled = round(prompt * scale) if scale != 1.0 else prompt
     out = {
@@ -66,10 +68,6 @@ def usage_metadata(
     if cached:
         out["cachedContentTokenCount"] = cached
     return out
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def response(

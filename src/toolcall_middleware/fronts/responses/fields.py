@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.numbers import is_int, is_number
 from .errors import invalid
 
 _EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
@@ -16,17 +17,17 @@ def translate_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("temperature", "top_p"):
         value = doc.get(name)
         if value is not None:
-            if not _number(value):
+            if not is_number(value):
                 raise invalid("must be a number", name)
             out[name] = value
     max_output = doc.get("max_output_tokens")
     if max_output is not None:
-        if not _int(max_output) or max_output < 1:
+        if not is_int(max_output) or max_output < 1:
             raise invalid("must be an integer >= 1", "max_output_tokens")
         out["max_tokens"] = max_output
     top_logprobs = doc.get("top_logprobs")
     if top_logprobs is not None:
-        if not _int(top_logprobs) or top_logprobs < 0:
+        if not is_int(top_logprobs) or top_logprobs < 0:
             raise invalid("must be an integer >= 0", "top_logprobs")
         out["logprobs"] = True
         out["top_logprobs"] = top_logprobs
@@ -73,11 +74,3 @@ def _text_format(fmt: Any) -> dict[str, Any]:
                 json_schema[key] = fmt[key]
         return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
     raise invalid("must be 'text', 'json_object' or 'json_schema'", "text.format.type")
-
-
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -29,6 +29,7 @@ from ..core.plumbing import (
     BodyTooLarge,
     ClientGone,
     Reply,
+    decode_request,
     encode_upstream,
     header,
     json_reply,
@@ -139,8 +140,8 @@ class ResponsesMiddleware:
                 status=415, code="unsupported_content_encoding",
             )
         try:
-            doc = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
+            doc = decode_request(body)
+        except ValueError as exc:
             raise invalid(f"request body is not valid JSON: {exc}") from None
         del body
         try:

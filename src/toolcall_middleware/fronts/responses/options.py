@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ...config import ConfigError
 from ..core import options as core_options
-from ..core.reader import MAX_ARGUMENTS_BYTES
+from ..core.options import FrontOptions
 from ..core.responder import MAX_UPSTREAM_BYTES
 from ..core.system import MID_SYSTEM, MidSystem
 
@@ -22,7 +21,10 @@ REASONING_AS: tuple[ReasoningAs, ...] = ("content", "summary")
 
 
 @dataclass(frozen=True, slots=True)
-class ResponsesOptions:
+class ResponsesOptions(FrontOptions):
+    FRONT: ClassVar[str] = FRONT
+    PATH_OPTIONS: ClassVar[tuple[str, ...]] = ("responses_path",)
+
     #: Requested model name or ``fnmatch`` pattern -> upstream model.
     model_map: Mapping[str, str] = field(default_factory=dict)
     #: Upstream model for names ``model_map`` does not match (None: they pass as they are).
@@ -43,40 +45,16 @@ class ResponsesOptions:
     #: The largest upstream JSON body, SSE event or tool-call arguments held.
     max_upstream_bytes: int = MAX_UPSTREAM_BYTES
 
-    @property
-    def max_arguments_bytes(self) -> int:
-        return min(self.max_upstream_bytes, MAX_ARGUMENTS_BYTES)
-
-    @classmethod
-    def build(
-        cls,
-        environ: Mapping[str, str] | None = None,
-        file: Mapping[str, Any] | None = None,
-        **overrides: Any,
-    ) -> ResponsesOptions:
-        """Options from ``overrides`` (not None), then the environment, then ``file``."""
-        options = core_options.build_options(cls, FRONT, _PARSERS, environ, file, overrides)
-        options._check()
-        return options
-
     def __post_init__(self) -> None:
         interval = core_options.check_interval("keepalive_interval", self.keepalive_interval)
         object.__setattr__(self, "keepalive_interval", interval)
 
-    def _check(self) -> None:
-        core_options.check_model_map(self.model_map, self.default_model)
-        core_options.check_upstream_fields(self.upstream_fields, FRONT)
-        if self.mid_system not in MID_SYSTEM:
-            raise ConfigError(f"mid_system must be one of: {', '.join(MID_SYSTEM)}")
-        if self.reasoning_as not in REASONING_AS:
-            raise ConfigError(f"reasoning_as must be one of: {', '.join(REASONING_AS)}")
-        for name in ("responses_path", "upstream_path"):
-            core_options.check_path(name, getattr(self, name))
-        for name in ("max_body_bytes", "max_upstream_bytes"):
-            core_options.check_positive_int(name, getattr(self, name))
+    def check_own(self) -> None:
+        core_options.check_choice("mid_system", self.mid_system, MID_SYSTEM)
+        core_options.check_choice("reasoning_as", self.reasoning_as, REASONING_AS)
 
 
-_PARSERS: dict[str, core_options.EnvParser] = {
+ResponsesOptions.PARSERS = {
     "model_map": core_options.model_map_parser(FRONT),
     "default_model": str,
     "upstream_fields": core_options.upstream_fields_parser(FRONT),

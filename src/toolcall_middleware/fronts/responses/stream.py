@@ -20,6 +20,7 @@ from .. import core
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
 from ..core.frontstream import Translator
+from ..core.numbers import count, is_int
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from .errors import stream_error
@@ -40,10 +41,10 @@ def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     prompt, completion, total = (usage.get(k) for k in
                                  ("prompt_tokens", "completion_tokens", "total_tokens"))
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (prompt, completion)):
+    if not (is_int(prompt) and is_int(completion)):
         return None
     assert isinstance(prompt, int) and isinstance(completion, int)
-    if not isinstance(total, int) or isinstance(total, bool):
+    if not is_int(total):
         total = prompt + completion
     return {
         "input_tokens": prompt,
@@ -60,7 +61,7 @@ def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
 def _detail(usage: Mapping[str, Any], group: str, key: str) -> int:
     details = usage.get(group)
     value = details.get(key) if isinstance(details, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return count(value)
 
 
 class _Item:
