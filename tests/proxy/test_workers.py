@@ -1,0 +1,212 @@
+"""``toolcall serve --workers N`` and its drain, as real processes on loopback.
+
+Connections are spread between workers by the kernel: a test learns which worker a kept-open
+connection reached from the debug endpoint (``worker_pid``), then sends its requests there.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import anthropic
+import httpx
+import openai
+import orjson
+import pytest
+from processes import serve_command
+
+MODEL = "kimi_k2-reasoning-two-calls"  # a bundled recording with two Kimi calls
+TOOLS = [{"type": "function", "function": {"name": "bash"}}]
+ADMIN = {"x-admin-key": "k"}
+CHAT = {"model": MODEL, "stream": True, "tools": TOOLS,
+        "messages": [{"role": "user", "content": "Find the asm headers"}]}
+
+
+def tool_calls_total(metrics_text: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text.splitlines()
+               if line.startswith("toolcall_tool_calls_total{"))
+
+
+def connections_by_worker(url: str, workers: int, each: int) -> dict[int, list[httpx.Client]]:
+    """``each`` kept-open connections to every worker, found by asking new connections."""
+    found: dict[int, list[httpx.Client]] = {}
+    spare: list[httpx.Client] = []
+    for _ in range(200):
+        client = httpx.Client(base_url=url, timeout=30)
+        pid = client.get("/debug/tool-calls", headers=ADMIN).json()["worker_pid"]
+        group = found.setdefault(pid, [])
+        (group if len(group) < each else spare).append(client)
+        if len(found) == workers and all(len(g) == each for g in found.values()):
+            break
+    for client in spare:
+        client.close()
+    return found
+
+
+def metrics_dirs(tmp: Path) -> list[Path]:
+    return sorted(tmp.glob("toolcall-metrics-*"))
+
+
+def test_two_workers_serve_concurrent_streams_and_metrics_sum_them(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TOOLCALL_ADMIN_KEY": "k", "TMPDIR": str(tmp), "PROMETHEUS_MULTIPROC_DIR": ""}
+    with serve_command("--workers", "2", env=env, log_dir=tmp_path) as served:
+        assert len(metrics_dirs(tmp)) == 1  # made by serve for the workers' counters
+        by_worker = connections_by_worker(served.url, workers=2, each=2)
+        assert len(by_worker) == 2 and served.process.pid not in by_worker
+        results: list[int] = []
+
+        def stream(client: httpx.Client) -> None:
+            sdk = openai.OpenAI(base_url=f"{served.url}/v1", api_key="x", max_retries=0,
+                                http_client=client)
+            with sdk.chat.completions.stream(model=MODEL, messages=CHAT["messages"],
+                                             tools=TOOLS) as events:  # type: ignore[arg-type]
+                final = events.get_final_completion()
+            results.append(len(final.choices[0].message.tool_calls or []))
+
+        threads = [threading.Thread(target=stream, args=(client,))
+                   for clients in by_worker.values() for client in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert results == [2, 2, 2, 2]
+        (counters,) = metrics_dirs(tmp)  # both workers counted calls
+        assert {f"counter_{pid}.db" for pid in by_worker} <= {p.name for p in counters.iterdir()}
+        for clients in by_worker.values():  # each worker's /metrics: every worker's counts
+            assert tool_calls_total(clients[0].get("/metrics").text) == 8
+            for client in clients:
+                client.close()
+        assert served.stop() == 0
+    assert metrics_dirs(tmp) == []  # removed at exit
+
+
+def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.04"}  # the recording streams for about 1.5 s
+    with serve_command("--workers", "2", env=env, log_dir=tmp_path) as served, \
+            httpx.Client(base_url=served.url, timeout=30) as client, \
+            client.stream("POST", "/v1/chat/completions", json=CHAT) as response:
+        lines = response.iter_lines()
+        assert next(lines).startswith("data: ")
+        served.process.terminate()
+        rest = [line for line in lines if line]
+        assert served.process.wait(30) == 0
+    assert rest[-1] == "data: [DONE]"
+    assert sum('"type":"function"' in line for line in rest) == 2  # both calls, whole
+    assert any('"finish_reason":"tool_calls"' in line for line in rest)
+    assert "drain_timeout" not in served.log.read_text()
+
+
+def sse_events(body: bytes) -> list[bytes]:
+    """The events of a stream that must end on an event boundary."""
+    assert body.endswith(b"\n\n")
+    return body[:-2].split(b"\n\n")
+
+
+def test_streams_past_the_drain_timeout_end_with_each_apis_error_event(tmp_path: Path) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.25"}  # about 9 s: well past the drain timeout
+    bodies: dict[str, bytes] = {}
+    statuses: dict[str, int] = {}
+    requests = {
+        "chat": ("/v1/chat/completions", CHAT),
+        "anthropic": ("/v1/messages", {
+            "model": MODEL, "max_tokens": 100, "stream": True,
+            "messages": [{"role": "user", "content": "Find the asm headers"}],
+            "tools": [{"name": "bash", "input_schema": {"type": "object"}}]}),
+        "responses": ("/v1/responses", {
+            "model": MODEL, "stream": True, "input": "Find the asm headers",
+            "tools": [{"type": "function", "name": "bash", "parameters": {"type": "object"}}]}),
+        "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse", {
+            "contents": [{"role": "user", "parts": [{"text": "Find the asm headers"}]}],
+            "tools": [{"functionDeclarations": [{"name": "bash"}]}]}),
+    }
+    with serve_command("--drain-timeout", "0.5", env=env, log_dir=tmp_path) as served, \
+            httpx.Client(base_url=served.url, timeout=30) as health:
+        assert health.get("/healthz").status_code == 200  # a connection kept open
+
+        def stream(name: str) -> None:
+            path, body = requests[name]
+            with httpx.stream("POST", served.url + path, json=body, timeout=30) as response:
+                statuses[name] = response.status_code
+                bodies[name] = b"".join(response.iter_raw())
+
+        threads = [threading.Thread(target=stream, args=(name,)) for name in requests]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # streaming by now
+        served.process.terminate()
+        time.sleep(0.3)  # the drain has begun (within 0.1 s)
+        draining = health.get("/healthz")
+        assert draining.status_code == 503 and draining.json() == {"status": "draining"}
+        assert draining.headers["connection"] == "close"
+        with pytest.raises(httpx.ConnectError):  # no new connections
+            httpx.get(served.url + "/healthz", timeout=5)
+        for thread in threads:
+            thread.join(30)
+        assert served.process.wait(30) == 0
+    chat = sse_events(bodies["chat"])
+    error = orjson.loads(chat[-1].removeprefix(b"data: "))["error"]
+    assert error["code"] == "server_shutting_down" and "drain timeout" in error["message"]
+    assert all(orjson.loads(event.removeprefix(b"data: ")) for event in chat)
+    messages = sse_events(bodies["anthropic"])
+    assert messages[-1].startswith(b"event: error\ndata: ")
+    assert b'"type":"overloaded_error"' in messages[-1]
+    responses = sse_events(bodies["responses"])
+    assert responses[-1].startswith(b"event: response.failed\ndata: ")
+    # Gemini's stream ends with its bare error object, in a write of its own (as Google's own
+    # mid-stream errors come); a front that had not started answering replies with it (503).
+    last = bodies["gemini"].rsplit(b"\n\n", 1)[-1]
+    assert orjson.loads(last)["error"]["status"] == "UNAVAILABLE"
+    assert statuses["gemini"] in (200, 503)
+    assert statuses["chat"] == statuses["anthropic"] == statuses["responses"] == 200
+    assert "drain_timeout" in served.log.read_text()
+
+
+def test_the_anthropic_sdk_reads_the_drain_ending_as_an_overloaded_error(
+    tmp_path: Path,
+) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.25"}
+    with serve_command("--drain-timeout", "0.3", env=env, log_dir=tmp_path) as served:
+        client = anthropic.Anthropic(base_url=served.url, api_key="x", max_retries=0)
+        with client.messages.stream(
+            model=MODEL, max_tokens=100,
+            messages=[{"role": "user", "content": "Find the asm headers"}],
+            tools=[{"name": "bash", "input_schema": {"type": "object"}}],
+        ) as stream:
+            events = iter(stream)
+            next(events)
+            served.process.terminate()
+            with pytest.raises(anthropic.APIStatusError) as caught:
+                for _ in events:
+                    pass
+        assert served.process.wait(30) == 0
+    assert "overloaded_error" in str(caught.value.body)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--workers", "0"], {}, "workers must be a positive integer, not 0"),
+        (["--workers", "two"], {}, "--workers must be an integer, not 'two'"),
+        ([], {"TOOLCALL_WORKERS": "1.5"}, "TOOLCALL_WORKERS must be an integer"),
+        (["--drain-timeout", "-1"], {}, "drain_timeout must be zero or a positive number"),
+        (["--drain-timeout", "soon"], {}, "--drain-timeout must be a number, not 'soon'"),
+        ([], {"TOOLCALL_DRAIN_TIMEOUT": "nan"}, "drain_timeout must be zero or a positive"),
+    ],
+)
+def test_bad_workers_or_drain_values_stop_serve_with_one_line(
+    args: list[str], env: dict[str, str], message: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", *args],
+        capture_output=True, text=True, timeout=60,
+        env={"PATH": "", **env},
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+
