@@ -6,6 +6,8 @@ connection reached from the debug endpoint (``worker_pid``), then sends its requ
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -84,6 +86,44 @@ def test_two_workers_serve_concurrent_streams_and_metrics_sum_them(tmp_path: Pat
                 client.close()
         assert served.stop() == 0
     assert metrics_dirs(tmp) == []  # removed at exit
+
+
+def test_every_worker_runs_with_the_configuration_the_command_resolved(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text('provider = "hermes"\nreplay_pace = 5.0\nadmin_key = "from-file"\n')
+    env = {"TOOLCALL_REPLAY_PACE": "0", "TOOLCALL_ADMIN_KEY": "k"}  # env over the file
+    with serve_command("--workers", "2", "--config", str(config), "--provider", "kimi_k2",
+                       env=env, log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)  # key "k" works
+        assert len(by_worker) == 2
+        for (client,) in by_worker.values():
+            # Fast (not the file's 5 s per event), and both calls parsed (kimi_k2, the flag's).
+            body = client.post("/v1/chat/completions", json=CHAT, timeout=4).text
+            assert body.count('"type":"function"') == 2
+            client.close()
+        assert served.stop() == 0
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)
+        dead, alive = sorted(by_worker)
+        for clients in by_worker.values():
+            clients[0].close()
+        os.kill(dead, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while True:  # a new worker, beside the one that lived
+            found = connections_by_worker(served.url, workers=2, each=1)
+            for clients in found.values():
+                clients[0].close()
+            pids = set(found)
+            if len(pids) == 2 and alive in pids and dead not in pids:
+                break
+            assert time.monotonic() < deadline, pids
+            time.sleep(0.2)
+        assert served.stop() == 0
+    assert "worker_died" in served.log.read_text()
 
 
 def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def run_serve(args: argparse.Namespace) -> int:
         },
     )
     if s.workers == 1:
-        return 0 if serve_process(config) else 1
+        return serve_process(config)
     # Built once here too, so a bad front option stops the command before any worker starts.
     create_proxy_app(config)
     return serve_workers(config)

@@ -100,9 +100,10 @@ def serve_process(
     config: ServeConfig,
     sockets: list[socket.socket] | None = None,
     on_started: Callable[[], object] | None = None,
-) -> bool:
+) -> int:
     """Build the app from the resolved ``config`` and serve it until drained (on ``sockets``
-    bound by a supervisor, or on the configured host and port). False: it never started."""
+    bound by a supervisor, or on the configured host and port); the process's exit status:
+    0 drained, 1 never started, 130 quit by a second Ctrl-C."""
     from .app import create_proxy_app
 
     configure_logging(config.settings.log_level)
@@ -115,5 +116,8 @@ def serve_process(
     server = ProxyServer(
         uvicorn_config(app, config), app.drain, config.settings.drain_timeout, on_started
     )
-    server.run(sockets)
-    return server.started
+    try:
+        server.run(sockets)
+    except KeyboardInterrupt:  # uvicorn raises the second SIGINT again once it stopped
+        return 130
+    return 0 if server.started else 1

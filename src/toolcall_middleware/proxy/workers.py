@@ -35,14 +35,12 @@ from .server import serve_process, uvicorn_config
 
 log = logging.getLogger("toolcall_middleware.serve")
 
-STARTUP_FAILURE = 3  # uvicorn's exit status for a worker that could not start
 spawn = multiprocessing.get_context("spawn")
 
 
 def run_worker(config: ServeConfig, sock: socket.socket, ready: Event) -> None:
     """A worker process's entry point."""
-    started = serve_process(config, [sock], on_started=ready.set)
-    sys.exit(0 if started else STARTUP_FAILURE)
+    sys.exit(serve_process(config, [sock], on_started=ready.set))
 
 
 class Worker:
@@ -76,25 +74,27 @@ def serve_workers(config: ServeConfig) -> int:
     def on_signal(sig: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     sock = uvicorn_config(None, config).bind_socket()
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     workers: list[Worker] = []
     status = 0
     try:
         with multiprocess_metrics(config):
-            workers = [Worker(config, sock) for _ in range(config.settings.workers)]
-            while not stop.wait(0.5):
-                status = _replace_dead(workers, config, sock)
-                if status:
-                    break
-            sock.close()  # the workers hold their own copies; they close them as they drain
-            for worker in workers:
-                if worker.process.is_alive() and worker.process.pid is not None:
-                    os.kill(worker.process.pid, signal.SIGTERM)
-            for worker in workers:
-                worker.process.join()
+            try:
+                for _ in range(config.settings.workers):
+                    workers.append(Worker(config, sock))
+                while not stop.wait(0.5):
+                    status = _replace_dead(workers, config, sock)
+                    if status:
+                        break
+            finally:
+                sock.close()  # the workers hold their own copies; they close them as they drain
+                for worker in workers:
+                    if worker.process.is_alive() and worker.process.pid is not None:
+                        os.kill(worker.process.pid, signal.SIGTERM)
+                for worker in workers:
+                    worker.process.join()
     finally:
-        sock.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     failed = [w.process.exitcode for w in workers if w.process.exitcode not in (0, None)]
