@@ -55,6 +55,10 @@ def serve_command(
             time.sleep(0.1)
         yield served
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
+        if process.poll() is None:  # a test failed: stop it as a service manager would
+            process.terminate()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)

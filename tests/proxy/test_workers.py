@@ -49,6 +49,15 @@ def connections_by_worker(url: str, workers: int, each: int) -> dict[int, list[h
     return found
 
 
+def running(pid: int) -> bool:
+    """Not ended (a zombie has ended: it waits for its new parent to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def metrics_dirs(tmp: Path) -> list[Path]:
     return sorted(tmp.glob("toolcall-metrics-*"))
 
@@ -124,6 +133,25 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
             time.sleep(0.2)
         assert served.stop() == 0
     assert "worker_died" in served.log.read_text()
+
+
+def test_workers_whose_command_is_killed_drain_and_exit(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)
+        for (client,) in by_worker.values():
+            client.close()
+        served.process.kill()
+        served.process.wait(10)
+        deadline = time.monotonic() + 30
+        try:
+            while any(running(pid) for pid in by_worker):
+                assert time.monotonic() < deadline, "a worker outlived its command"
+                time.sleep(0.1)
+        finally:
+            for pid in filter(running, by_worker):
+                os.kill(pid, signal.SIGKILL)
+    assert served.log.read_text().count('"event":"draining"') == 2
 
 
 def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ The command's process binds the socket, then supervises: each worker is a fresh 
 and file resolve once and every worker runs with the same values, secrets out of the
 environment) and serves every API as a single process does (``server.py``). A worker that dies
 after it started is replaced; one that cannot start stops the command. SIGTERM or SIGINT is
-passed on to every worker, which drains; the command exits 0 when they all did.
+passed on to every worker, which drains; the command exits 0 when they all did. A worker
+whose command is killed outright drains too.
 
 Counters: unless the user set ``PROMETHEUS_MULTIPROC_DIR`` (then theirs is used and left), a
 temporary directory is made for prometheus-client's multiprocess mode before the first worker
@@ -40,7 +41,17 @@ spawn = multiprocessing.get_context("spawn")
 
 def run_worker(config: ServeConfig, sock: socket.socket, ready: Event) -> None:
     """A worker process's entry point."""
+    threading.Thread(target=_drain_when_orphaned, daemon=True, name="parent-watch").start()
     sys.exit(serve_process(config, [sock], on_started=ready.set))
+
+
+def _drain_when_orphaned() -> None:
+    """A worker whose command died without stopping it (SIGKILL) drains as on SIGTERM,
+    instead of serving on alone."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class Worker:
