@@ -278,3 +278,15 @@ def test_bad_workers_or_drain_values_stop_serve_with_one_line(
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr
 
+
+
+def test_a_bad_front_option_stops_serve_before_any_worker_starts(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text("[anthropic]\nnope = 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
+         "--config", str(config)],
+        capture_output=True, text=True, timeout=60, env={"PATH": ""},
+    )
+    assert result.returncode == 2
+    assert result.stderr == "toolcall: error: unknown [anthropic] option(s): nope\n"

@@ -66,6 +66,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     s = config.settings
     configure_logging(s.log_level)
+    # Built here, before anything starts, so a bad front option stops the command at once.
+    app = create_proxy_app(config)
     log.info(
         "starting",
         extra={
@@ -79,11 +81,9 @@ def run_serve(args: argparse.Namespace) -> int:
         },
     )
     if s.workers == 1:
-        return serve_process(config)
-    # Built once here too, so a bad front option stops the command before any worker starts.
-    create_proxy_app(config)
+        return serve_process(config, app=app)
+    del app  # each worker builds its own
     return serve_workers(config)
-
 
 def _flag(name: str, raw: str | None, kind: type[float], what: str) -> float | None:
     """A numeric flag, refused the way the same option from the environment or file is."""

@@ -24,6 +24,7 @@ import uvicorn
 
 from ..config import ServeConfig
 from .drain import Drain
+from .front import ProxyFront
 from .logs import configure_logging
 
 log = logging.getLogger("toolcall_middleware.serve")
@@ -100,14 +101,16 @@ def serve_process(
     config: ServeConfig,
     sockets: list[socket.socket] | None = None,
     on_started: Callable[[], object] | None = None,
+    app: ProxyFront | None = None,
 ) -> int:
-    """Build the app from the resolved ``config`` and serve it until drained (on ``sockets``
-    bound by a supervisor, or on the configured host and port); the process's exit status:
-    0 drained, 1 never started, 130 quit by a second Ctrl-C."""
+    """Serve ``app`` (else one built from the resolved ``config``) until drained, on
+    ``sockets`` bound by a supervisor or on the configured host and port; the process's exit
+    status: 0 drained, 1 never started, 130 quit by a second Ctrl-C."""
     from .app import create_proxy_app
 
     configure_logging(config.settings.log_level)
-    app = create_proxy_app(config)
+    if app is None:
+        app = create_proxy_app(config)
     # Move everything loaded so far out of the cyclic GC's view: a full collection then scans
     # only per-request objects instead of every module, which kept multi-ms pauses out of the
     # streams in benchmarks/load_proxy.py.
