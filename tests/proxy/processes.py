@@ -31,12 +31,14 @@ class Served:
 def serve_command(
     *args: str, env: dict[str, str] | None = None, log_dir: Path
 ) -> Iterator[Served]:
-    """``toolcall serve --port P *args`` with ``env`` added; yields once /healthz answers."""
+    """``toolcall serve --port P *args`` with ``env`` added; yields once /healthz answers.
+    Its temporary files (the workers' metrics directory) go in ``log_dir`` unless ``env``
+    says otherwise: a serve killed outright cannot remove them."""
     port = free_port()
     log = log_dir / f"serve-{port}.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--port", str(port), *args],
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "TMPDIR": str(log_dir), **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=log.open("w"),
         text=True,
