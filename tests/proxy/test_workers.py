@@ -197,19 +197,28 @@ def test_streams_past_the_drain_timeout_end_with_each_apis_error_event(tmp_path:
             httpx.Client(base_url=served.url, timeout=30) as health:
         assert health.get("/healthz").status_code == 200  # a connection kept open
 
+        streaming = {name: threading.Event() for name in requests}
+
         def stream(name: str) -> None:
             path, body = requests[name]
             with httpx.stream("POST", served.url + path, json=body, timeout=30) as response:
                 statuses[name] = response.status_code
-                bodies[name] = b"".join(response.iter_raw())
+                parts = []
+                for part in response.iter_raw():
+                    streaming[name].set()
+                    parts.append(part)
+                bodies[name] = b"".join(parts)
 
         threads = [threading.Thread(target=stream, args=(name,)) for name in requests]
         for thread in threads:
             thread.start()
-        time.sleep(0.5)  # streaming by now
+        for name in ("chat", "anthropic", "responses"):  # (Gemini's answer starts later)
+            assert streaming[name].wait(10)
         served.process.terminate()
-        time.sleep(0.3)  # the drain has begun (within 0.1 s)
-        draining = health.get("/healthz")
+        deadline = time.monotonic() + 5
+        while (draining := health.get("/healthz")).status_code == 200:  # same connection
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         assert draining.status_code == 503 and draining.json() == {"status": "draining"}
         assert draining.headers["connection"] == "close"
         with pytest.raises(httpx.ConnectError):  # no new connections
