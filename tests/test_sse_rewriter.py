@@ -121,3 +121,14 @@ def test_a_keep_alive_releases_held_text_before_it(fast: bool) -> None:
     # Kimi's markers are special tokens that arrive whole: a pause means "<" was text.
     assert stream.feed(b": keep-alive\n\n") == held + b": keep-alive\n\n"
     assert not stream.holding
+
+
+
+def test_an_upstream_error_event_ends_the_stream_after_text_held_back(fast: bool) -> None:
+    """Markup held for a call that never ended is not sent after the error, nor anything."""
+    error = b'data: {"error": {"message": "upstream went away", "type": "server_error"}}\n\n'
+    bodies = [spaced({"content": "hello <"}), spaced({"reasoning_content": f"{SB} functions.ba"}),
+              error, spaced({"content": "after"}), DONE]
+    out = run(kimi(fast), bodies)
+    assert out.endswith(error)
+    assert b"functions.ba" not in out and b"after" not in out and b"hello" in out

@@ -227,6 +227,10 @@ class ServeSettings:
     log_level: str = "info"
     #: Seconds between events of the bundled replay (no upstream): streams like a model would.
     replay_pace: float = 0.02
+    #: Processes serving the port (each serves every API); 1 serves in the command's process.
+    workers: int = 1
+    #: Seconds open requests may still run after SIGTERM before they are ended with an error.
+    drain_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         if self.upstream is not None:
@@ -248,6 +252,11 @@ class ServeSettings:
                 raise ConfigError(f"{name} must be a positive number of seconds")
         if self.replay_pace < 0:
             raise ConfigError("replay_pace must be zero or a positive number of seconds")
+        if self.workers < 1:
+            raise ConfigError(f"workers must be a positive integer, not {self.workers}")
+        if not 0 <= self.drain_timeout < float("inf"):  # (NaN too)
+            raise ConfigError(f"drain_timeout must be zero or a positive number of seconds, "
+                              f"not {self.drain_timeout}")
         if self.max_connections < 1 or self.max_keepalive_connections < 0:
             raise ConfigError("max_connections must be >= 1 and max_keepalive_connections >= 0")
         if self.log_level.lower() not in ("critical", "error", "warning", "info", "debug"):

@@ -9,12 +9,14 @@ a capture, so without one this costs nothing.
 ``debug_app`` serves ``GET ...?limit=N&clear=true`` (ASGI, mount it at any path): 404 when no
 key is configured, 401 without an ``X-Admin-Key`` header, 403 with a wrong one (compared in
 constant time), else the newest ``limit`` entries (default 50, at most ``debug_max``), oldest
-first; ``clear=true`` empties the buffer after reading.
+first; ``clear=true`` empties the buffer after reading. The capture is one process's: the
+answer's ``worker_pid`` says which (with several workers, each has its own).
 """
 
 from __future__ import annotations
 
 import hmac
+import os
 import time
 from collections import deque
 from typing import Any
@@ -114,7 +116,8 @@ def debug_app(capture: DebugCapture | None, admin_key: str) -> ASGIApp:
         if clear:
             capture.clear()
         await _json(send, 200, {"entries": entries, "count": len(entries), "total": total,
-                                "max": capture.max_entries, "cleared": clear})
+                                "max": capture.max_entries, "cleared": clear,
+                                "worker_pid": os.getpid()})
 
     return app
 

@@ -16,10 +16,15 @@ Counters (all ``_total``):
 - ``toolcall_responses_rewritten_total{provider, stage}``: responses whose bytes we changed.
 
 ``stage`` is ``stream`` (SSE) or ``json`` (a non-streaming response).
+
+Several processes (``toolcall serve --workers N``) count in prometheus-client's multiprocess
+mode: with ``PROMETHEUS_MULTIPROC_DIR`` set before the client is imported, each process writes
+its counters to files there, and the endpoint sums every process's files.
 """
 
 from __future__ import annotations
 
+import os
 import weakref
 from typing import Any, Protocol
 
@@ -154,9 +159,23 @@ def metrics_for(registry: Any = None) -> Metrics | None:
     return metrics
 
 
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def multiprocess() -> bool:
+    """Whether counters are kept in prometheus-client's multiprocess files."""
+    return prometheus_client is not None and bool(os.environ.get(MULTIPROC_ENV))
+
+
 def metrics_app(registry: Any = None) -> Any:
     """An ASGI app answering ``GET`` (at whatever path it is mounted) with the registry in
-    the Prometheus text format."""
+    the Prometheus text format; by default, in multiprocess mode, every process's counters
+    summed."""
+    if registry is None and multiprocess():
+        from prometheus_client import multiprocess as multiproc
+
+        registry = prometheus_client.CollectorRegistry()
+        multiproc.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -8,7 +8,8 @@ start (a ``<`` at the end of a delta) that then turns out to be plain text, the 
 are held and sent as their original bytes, so a stream without tool-call markup leaves
 byte-for-byte as it came.
 
-Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed. If the
+Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed; an
+upstream error event (``data: {"error": ...}``) ends the stream instead, as its last event. If the
 rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
 a client's stream down. If held-back data passes a configured cap, the client gets an OpenAI
 error event and ``data: [DONE]``, and the rest of the upstream body is discarded.
@@ -206,6 +207,8 @@ class SSERewriter:
                 self._fast.learn(data, chunk)
         if type(chunk) is not dict:
             return self._settle(raw, raw)
+        if "error" in chunk and not chunk.get("choices"):
+            return self._upstream_error(raw)
         try:
             rewrite = self.rewriter.chunk(chunk)
         except LimitExceeded as exc:
@@ -287,6 +290,13 @@ class SSERewriter:
         self._failed = True
         self._fast = None
         return self._release(original=True) + raw
+
+    def _upstream_error(self, raw: bytes) -> bytes:
+        """An upstream error event ends the stream and goes out last: after text held only for a
+        possible marker, never followed by markup a parser held for a call that did not end."""
+        self.ended = True
+        self._fast = None
+        return self._release(original=False) + raw
 
     def _limit(self, exc: LimitExceeded) -> bytes:
         """End the stream cleanly: an OpenAI error event, then ``[DONE]``; drop the rest."""

@@ -72,6 +72,11 @@ def test_defaults_without_any_source() -> None:
         ("provider = 'nope'\n", {}, "provider 'nope' is not one of"),
         ("[provider_overrides]\nm = 'nope'\n", {}, "provider_overrides['m']"),
         ("log_level = 'loud'\n", {}, "log_level must be one of"),
+        ("workers = 0\n", {}, "workers must be a positive integer"),
+        ("workers = 2.5\n", {}, "workers must be an integer"),
+        ("drain_timeout = -1\n", {}, "drain_timeout must be zero or a positive number"),
+        ("drain_timeout = 'soon'\n", {}, "drain_timeout must be a number"),
+        ("", {"TOOLCALL_DRAIN_TIMEOUT": "inf"}, "drain_timeout must be zero or a positive"),
     ],
 )
 def test_invalid_configuration_is_a_clear_error(

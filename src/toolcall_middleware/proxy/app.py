@@ -14,6 +14,7 @@ from ..fronts.anthropic import AnthropicMiddleware, AnthropicOptions
 from ..fronts.gemini import GeminiMiddleware, GeminiOptions
 from ..fronts.responses import ResponsesMiddleware, ResponsesOptions
 from ..middleware import ToolCallMiddleware
+from .drain import Drain, DrainGuard
 from .front import ProxyFront, operational_routes
 from .upstream import UpstreamProxy
 
@@ -26,7 +27,8 @@ def create_proxy_app(
     Completions, Responses (``/v1/responses``), Anthropic (``/v1/messages``) and Gemini
     (``/v1beta/models/...``) APIs are served on one port.
 
-    With no upstream configured, the bundled replay app stands in for a model server.
+    With no upstream configured, the bundled replay app stands in for a model server. Every
+    request reaches it through a ``DrainGuard``, which ends the ones a drain outlasts.
     """
     s = config.settings
     closers: list[Callable[[], Awaitable[None]]] = []
@@ -51,7 +53,8 @@ def create_proxy_app(
         )
         closers.append(upstream.aclose)
         inner = upstream
-    openai_api = ToolCallMiddleware(inner, **middleware_kwargs(config.options))
+    drain = Drain()
+    openai_api = ToolCallMiddleware(DrainGuard(inner, drain), **middleware_kwargs(config.options))
     anthropic_api = AnthropicMiddleware(
         openai_api, AnthropicOptions.build(file=config.front("anthropic"))
     )
@@ -64,6 +67,7 @@ def create_proxy_app(
         routes=operational_routes(config.options),
         on_shutdown=closers,
         log_access=s.access_log,
+        drain=drain,
     )
 
 

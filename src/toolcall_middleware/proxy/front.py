@@ -1,5 +1,8 @@
 """The proxy's own front door: lifespan, ``/healthz``, operational routes and the access log.
 
+While the worker drains (``drain.py``), ``/healthz`` answers 503 and every response closes its
+connection, so a load balancer stops sending here.
+
 Everything that is not the proxy's own goes to the wrapped app (``ToolCallMiddleware`` around
 the upstream proxy or the replay app). Each request gets one structured access-log line; the
 middleware fills in what only it knows (model, provider, tool-call count) through
@@ -15,6 +18,7 @@ from typing import Any
 
 from ..asgi import ASGIApp, Message, Receive, Scope, Send
 from ..config import Options
+from .drain import Drain
 
 access_log = logging.getLogger("toolcall_middleware.access")
 
@@ -22,14 +26,33 @@ access_log = logging.getLogger("toolcall_middleware.access")
 INFO_KEY = "toolcall"
 
 HEALTH_BODY = b'{"status":"ok"}'
+DRAINING_BODY = b'{"status":"draining"}'
+CLOSE = (b"connection", b"close")
 
 
-async def healthz(scope: Scope, receive: Receive, send: Send) -> None:
-    """Liveness of the proxy itself; it does not call the upstream (that has its own /health)."""
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"15")]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    body = b"" if scope.get("method") == "HEAD" else HEALTH_BODY
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+def healthz_app(drain: Drain) -> ASGIApp:
+    """Liveness of the proxy itself (it does not call the upstream, which has its own /health):
+    200, or 503 once the worker drains."""
+
+    async def healthz(scope: Scope, receive: Receive, send: Send) -> None:
+        status, body = (503, DRAINING_BODY) if drain.draining else (200, HEALTH_BODY)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        body = b"" if scope.get("method") == "HEAD" else body
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return healthz
+
+
+def closing(send: Send) -> Send:
+    """``send`` with ``Connection: close`` on the response: the worker is draining."""
+
+    async def send_closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), CLOSE]}
+        await send(message)
+
+    return send_closing
 
 
 def operational_routes(options: Options) -> dict[str, ASGIApp]:
@@ -54,9 +77,11 @@ class ProxyFront:
         routes: Mapping[str, ASGIApp] | None = None,
         on_shutdown: list[Callable[[], Awaitable[None]]] | None = None,
         log_access: bool = True,
+        drain: Drain | None = None,
     ) -> None:
         self.app = app
-        self.routes: dict[str, ASGIApp] = {"/healthz": healthz, **(routes or {})}
+        self.drain = drain or Drain()
+        self.routes: dict[str, ASGIApp] = {"/healthz": healthz_app(self.drain), **(routes or {})}
         self.on_shutdown = list(on_shutdown or [])
         self.log_access = log_access
 
@@ -67,6 +92,16 @@ class ProxyFront:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        drain = self.drain
+        if drain.draining:
+            send = closing(send)
+        drain.active += 1
+        try:
+            await self._http(scope, receive, send)
+        finally:
+            drain.active -= 1
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         target = self.routes.get(scope["path"], self.app)
         if not self.log_access:
             await target(scope, receive, send)

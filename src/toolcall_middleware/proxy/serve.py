@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 from typing import Any
 
@@ -34,6 +33,14 @@ def add_parser(commands: Any) -> None:
     serve.add_argument(
         "--config", metavar="FILE", help="TOML config file (default: $TOOLCALL_CONFIG)"
     )
+    serve.add_argument(
+        "--workers", metavar="N", help="processes serving the port (default 1)"
+    )
+    serve.add_argument(
+        "--drain-timeout",
+        metavar="SECONDS",
+        help="after SIGTERM, how long open requests may still run (default 30)",
+    )
     serve.set_defaults(run=run_serve)
 
 
@@ -43,24 +50,24 @@ def run_serve(args: argparse.Namespace) -> int:
         "host": args.host,
         "port": args.port,
         "provider": args.provider,
+        "workers": _flag("--workers", args.workers, int, "an integer"),
+        "drain_timeout": _flag("--drain-timeout", args.drain_timeout, float, "a number"),
     }
     config = load_serve_config(cli, config_file=args.config)
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ModuleNotFoundError:
         raise ConfigError(
             "toolcall serve needs uvicorn: pip install 'toolcall-middleware[proxy]'"
         ) from None
     from .app import create_proxy_app
+    from .server import serve_process
+    from .workers import serve_workers
 
     s = config.settings
     configure_logging(s.log_level)
+    # Built here, before anything starts, so a bad front option stops the command at once.
     app = create_proxy_app(config)
-    # Move everything loaded so far out of the cyclic GC's view: a full collection then scans
-    # only per-request objects instead of every module, which kept multi-ms pauses out of the
-    # streams in benchmarks/load_proxy.py.
-    gc.collect()
-    gc.freeze()
     log.info(
         "starting",
         extra={
@@ -69,20 +76,20 @@ def run_serve(args: argparse.Namespace) -> int:
                 "listen": f"http://{s.host}:{s.port}",
                 "upstream": s.upstream or "bundled replay",
                 "provider": config.options.provider,
+                "workers": s.workers,
             }
         },
     )
-    uvicorn.run(
-        app,
-        host=s.host,
-        port=s.port,
-        log_level=s.log_level,
-        access_log=False,  # the front writes the access log, with the tool-call fields
-        server_header=False,  # the upstream's Server and Date headers pass through
-        date_header=False,
-        # The peer's address is what X-Forwarded-For gets appended; uvicorn must not replace it
-        # with the last X-Forwarded-For entry (it does for loopback peers by default).
-        proxy_headers=False,
-        lifespan="on",
-    )
-    return 0
+    if s.workers == 1:
+        return serve_process(config, app=app)
+    del app  # each worker builds its own
+    return serve_workers(config)
+
+def _flag(name: str, raw: str | None, kind: type[float], what: str) -> float | None:
+    """A numeric flag, refused the way the same option from the environment or file is."""
+    if raw is None:
+        return None
+    try:
+        return kind(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name} must be {what}, not {raw!r}") from None

@@ -60,6 +60,7 @@ _NAMED_KINDS: dict[str, Kind] = {
     "insufficient_quota": "billing",
     "overloaded_error": "overloaded",
     "overloaded": "overloaded",
+    "service_unavailable": "overloaded",  # also a draining ``toolcall serve``'s own
     "timeout": "timeout",
     "timeout_error": "timeout",
     "server_error": "server",

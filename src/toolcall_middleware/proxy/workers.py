@@ -1,0 +1,128 @@
+"""``toolcall serve --workers N``: N processes accepting on one listening socket.
+
+The command's process binds the socket, then supervises: each worker is a fresh interpreter
+(``spawn``) that receives the resolved ``ServeConfig`` itself (pickled, so flags, environment
+and file resolve once and every worker runs with the same values, secrets out of the
+environment) and serves every API as a single process does (``server.py``). A worker that dies
+after it started is replaced; one that cannot start stops the command. SIGTERM or SIGINT is
+passed on to every worker, which drains; the command exits 0 when they all did. A worker
+whose command is killed outright drains too.
+
+Counters: unless the user set ``PROMETHEUS_MULTIPROC_DIR`` (then theirs is used and left), a
+temporary directory is made for prometheus-client's multiprocess mode before the first worker
+starts (workers import the client with the variable set) and removed at exit.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
+from types import FrameType
+
+from .. import metrics
+from ..config import ServeConfig
+from .server import serve_process, uvicorn_config
+
+log = logging.getLogger("toolcall_middleware.serve")
+
+spawn = multiprocessing.get_context("spawn")
+
+
+def run_worker(config: ServeConfig, sock: socket.socket, ready: Event) -> None:
+    """A worker process's entry point."""
+    threading.Thread(target=_drain_when_orphaned, daemon=True, name="parent-watch").start()
+    sys.exit(serve_process(config, [sock], on_started=ready.set))
+
+
+def _drain_when_orphaned() -> None:
+    """A worker whose command died without stopping it (SIGKILL) drains as on SIGTERM,
+    instead of serving on alone."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        parent.join()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+class Worker:
+    def __init__(self, config: ServeConfig, sock: socket.socket) -> None:
+        self.ready = spawn.Event()
+        self.process: BaseProcess = spawn.Process(
+            target=run_worker, args=(config, sock, self.ready), name="toolcall-worker"
+        )
+        self.process.start()
+
+
+@contextmanager
+def multiprocess_metrics(config: ServeConfig) -> Iterator[None]:
+    """Counters in multiprocess mode for the workers' lifetime (see the module doc)."""
+    own = None
+    if config.options.metrics and metrics.available() and not metrics.multiprocess():
+        own = tempfile.mkdtemp(prefix="toolcall-metrics-")
+        os.environ[metrics.MULTIPROC_ENV] = own
+    try:
+        yield
+    finally:
+        if own is not None:
+            os.environ.pop(metrics.MULTIPROC_ENV, None)
+            shutil.rmtree(own, ignore_errors=True)
+
+
+def serve_workers(config: ServeConfig) -> int:
+    """Run ``config.settings.workers`` workers until a signal; the command's exit status."""
+    stop = threading.Event()
+
+    def on_signal(sig: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    sock = uvicorn_config(None, config).bind_socket()
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    workers: list[Worker] = []
+    status = 0
+    try:
+        with multiprocess_metrics(config):
+            try:
+                for _ in range(config.settings.workers):
+                    workers.append(Worker(config, sock))
+                while not stop.wait(0.5):
+                    status = _replace_dead(workers, config, sock)
+                    if status:
+                        break
+            finally:
+                sock.close()  # the workers hold their own copies; they close them as they drain
+                for worker in workers:
+                    if worker.process.is_alive() and worker.process.pid is not None:
+                        os.kill(worker.process.pid, signal.SIGTERM)
+                for worker in workers:
+                    worker.process.join()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    failed = [w.process.exitcode for w in workers if w.process.exitcode not in (0, None)]
+    return status or (1 if failed else 0)
+
+
+def _replace_dead(workers: list[Worker], config: ServeConfig, sock: socket.socket) -> int:
+    """Replace each worker that died; non-zero: one could not start, stop them all."""
+    for i, worker in enumerate(workers):
+        process = worker.process
+        if process.is_alive():
+            continue
+        if not worker.ready.is_set():
+            log.error("worker_failed", extra={"fields": {
+                "event": "worker_failed", "pid": process.pid, "exitcode": process.exitcode}})
+            return 1
+        log.warning("worker_died", extra={"fields": {
+            "event": "worker_died", "pid": process.pid, "exitcode": process.exitcode}})
+        workers[i] = Worker(config, sock)
+    return 0

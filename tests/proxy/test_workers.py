@@ -1,0 +1,301 @@
+"""``toolcall serve --workers N`` and its drain, as real processes on loopback.
+
+Connections are spread between workers by the kernel: a test learns which worker a kept-open
+connection reached from the debug endpoint (``worker_pid``), then sends its requests there.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import anthropic
+import httpx
+import openai
+import orjson
+import pytest
+from processes import serve_command
+
+MODEL = "kimi_k2-reasoning-two-calls"  # a bundled recording with two Kimi calls
+TOOLS = [{"type": "function", "function": {"name": "bash"}}]
+ADMIN = {"x-admin-key": "k"}
+CHAT = {"model": MODEL, "stream": True, "tools": TOOLS,
+        "messages": [{"role": "user", "content": "Find the asm headers"}]}
+
+
+def tool_calls_total(metrics_text: str) -> float:
+    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text.splitlines()
+               if line.startswith("toolcall_tool_calls_total{"))
+
+
+def connections_by_worker(url: str, workers: int, each: int) -> dict[int, list[httpx.Client]]:
+    """``each`` kept-open connections to every worker, found by asking new connections."""
+    found: dict[int, list[httpx.Client]] = {}
+    spare: list[httpx.Client] = []
+    for _ in range(200):
+        client = httpx.Client(base_url=url, timeout=30)
+        pid = client.get("/debug/tool-calls", headers=ADMIN).json()["worker_pid"]
+        group = found.setdefault(pid, [])
+        (group if len(group) < each else spare).append(client)
+        if len(found) == workers and all(len(g) == each for g in found.values()):
+            break
+    for client in spare:
+        client.close()
+    return found
+
+
+def running(pid: int) -> bool:
+    """Not ended (a zombie has ended: it waits for its new parent to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def metrics_dirs(tmp: Path) -> list[Path]:
+    return sorted(tmp.glob("toolcall-metrics-*"))
+
+
+def test_two_workers_serve_concurrent_streams_and_metrics_sum_them(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TOOLCALL_ADMIN_KEY": "k", "TMPDIR": str(tmp), "PROMETHEUS_MULTIPROC_DIR": ""}
+    with serve_command("--workers", "2", env=env, log_dir=tmp_path) as served:
+        assert len(metrics_dirs(tmp)) == 1  # made by serve for the workers' counters
+        by_worker = connections_by_worker(served.url, workers=2, each=2)
+        assert len(by_worker) == 2 and served.process.pid not in by_worker
+        results: list[int] = []
+
+        def stream(client: httpx.Client) -> None:
+            sdk = openai.OpenAI(base_url=f"{served.url}/v1", api_key="x", max_retries=0,
+                                http_client=client)
+            with sdk.chat.completions.stream(model=MODEL, messages=CHAT["messages"],
+                                             tools=TOOLS) as events:  # type: ignore[arg-type]
+                final = events.get_final_completion()
+            results.append(len(final.choices[0].message.tool_calls or []))
+
+        threads = [threading.Thread(target=stream, args=(client,))
+                   for clients in by_worker.values() for client in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert results == [2, 2, 2, 2]
+        (counters,) = metrics_dirs(tmp)  # both workers counted calls
+        assert {f"counter_{pid}.db" for pid in by_worker} <= {p.name for p in counters.iterdir()}
+        for clients in by_worker.values():  # each worker's /metrics: every worker's counts
+            assert tool_calls_total(clients[0].get("/metrics").text) == 8
+            for client in clients:
+                client.close()
+        assert served.stop() == 0
+    assert metrics_dirs(tmp) == []  # removed at exit
+
+
+def test_every_worker_runs_with_the_configuration_the_command_resolved(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text('provider = "hermes"\nreplay_pace = 5.0\nadmin_key = "from-file"\n')
+    env = {"TOOLCALL_REPLAY_PACE": "0", "TOOLCALL_ADMIN_KEY": "k"}  # env over the file
+    with serve_command("--workers", "2", "--config", str(config), "--provider", "kimi_k2",
+                       env=env, log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)  # key "k" works
+        assert len(by_worker) == 2
+        for (client,) in by_worker.values():
+            # Fast (not the file's 5 s per event), and both calls parsed (kimi_k2, the flag's).
+            body = client.post("/v1/chat/completions", json=CHAT, timeout=4).text
+            assert body.count('"type":"function"') == 2
+            client.close()
+        assert served.stop() == 0
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)
+        dead, alive = sorted(by_worker)
+        for clients in by_worker.values():
+            clients[0].close()
+        os.kill(dead, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while True:  # a new worker, beside the one that lived
+            found = connections_by_worker(served.url, workers=2, each=1)
+            for clients in found.values():
+                clients[0].close()
+            pids = set(found)
+            if len(pids) == 2 and alive in pids and dead not in pids:
+                break
+            assert time.monotonic() < deadline, pids
+            time.sleep(0.2)
+        assert served.stop() == 0
+    assert "worker_died" in served.log.read_text()
+
+
+def test_workers_whose_command_is_killed_drain_and_exit(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        by_worker = connections_by_worker(served.url, workers=2, each=1)
+        for (client,) in by_worker.values():
+            client.close()
+        served.process.kill()
+        served.process.wait(10)
+        deadline = time.monotonic() + 30
+        try:
+            while any(running(pid) for pid in by_worker):
+                assert time.monotonic() < deadline, "a worker outlived its command"
+                time.sleep(0.1)
+        finally:
+            for pid in filter(running, by_worker):
+                os.kill(pid, signal.SIGKILL)
+    assert served.log.read_text().count('"event":"draining"') == 2
+
+
+def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.04"}  # the recording streams for about 1.5 s
+    with serve_command("--workers", "2", env=env, log_dir=tmp_path) as served, \
+            httpx.Client(base_url=served.url, timeout=30) as client, \
+            client.stream("POST", "/v1/chat/completions", json=CHAT) as response:
+        lines = response.iter_lines()
+        assert next(lines).startswith("data: ")
+        served.process.terminate()
+        rest = [line for line in lines if line]
+        assert served.process.wait(30) == 0
+    assert rest[-1] == "data: [DONE]"
+    assert sum('"type":"function"' in line for line in rest) == 2  # both calls, whole
+    assert any('"finish_reason":"tool_calls"' in line for line in rest)
+    assert "drain_timeout" not in served.log.read_text()
+
+
+def sse_events(body: bytes) -> list[bytes]:
+    """The events of a stream that must end on an event boundary."""
+    assert body.endswith(b"\n\n")
+    return body[:-2].split(b"\n\n")
+
+
+def test_streams_past_the_drain_timeout_end_with_each_apis_error_event(tmp_path: Path) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.25"}  # about 9 s: well past the drain timeout
+    bodies: dict[str, bytes] = {}
+    statuses: dict[str, int] = {}
+    requests = {
+        "chat": ("/v1/chat/completions", CHAT),
+        "anthropic": ("/v1/messages", {
+            "model": MODEL, "max_tokens": 100, "stream": True,
+            "messages": [{"role": "user", "content": "Find the asm headers"}],
+            "tools": [{"name": "bash", "input_schema": {"type": "object"}}]}),
+        "responses": ("/v1/responses", {
+            "model": MODEL, "stream": True, "input": "Find the asm headers",
+            "tools": [{"type": "function", "name": "bash", "parameters": {"type": "object"}}]}),
+        "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse", {
+            "contents": [{"role": "user", "parts": [{"text": "Find the asm headers"}]}],
+            "tools": [{"functionDeclarations": [{"name": "bash"}]}]}),
+    }
+    with serve_command("--drain-timeout", "0.5", env=env, log_dir=tmp_path) as served, \
+            httpx.Client(base_url=served.url, timeout=30) as health:
+        assert health.get("/healthz").status_code == 200  # a connection kept open
+
+        streaming = {name: threading.Event() for name in requests}
+
+        def stream(name: str) -> None:
+            path, body = requests[name]
+            with httpx.stream("POST", served.url + path, json=body, timeout=30) as response:
+                statuses[name] = response.status_code
+                parts = []
+                for part in response.iter_raw():
+                    streaming[name].set()
+                    parts.append(part)
+                bodies[name] = b"".join(parts)
+
+        threads = [threading.Thread(target=stream, args=(name,)) for name in requests]
+        for thread in threads:
+            thread.start()
+        for name in ("chat", "anthropic", "responses"):  # (Gemini's answer starts later)
+            assert streaming[name].wait(10)
+        served.process.terminate()
+        deadline = time.monotonic() + 5
+        while (draining := health.get("/healthz")).status_code == 200:  # same connection
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert draining.status_code == 503 and draining.json() == {"status": "draining"}
+        assert draining.headers["connection"] == "close"
+        with pytest.raises(httpx.ConnectError):  # no new connections
+            httpx.get(served.url + "/healthz", timeout=5)
+        for thread in threads:
+            thread.join(30)
+        assert served.process.wait(30) == 0
+    chat = sse_events(bodies["chat"])
+    error = orjson.loads(chat[-1].removeprefix(b"data: "))["error"]
+    assert error["code"] == "server_shutting_down" and "drain timeout" in error["message"]
+    assert all(orjson.loads(event.removeprefix(b"data: ")) for event in chat)
+    messages = sse_events(bodies["anthropic"])
+    assert messages[-1].startswith(b"event: error\ndata: ")
+    assert b'"type":"overloaded_error"' in messages[-1]
+    responses = sse_events(bodies["responses"])
+    assert responses[-1].startswith(b"event: response.failed\ndata: ")
+    # Gemini's stream ends with its bare error object, in a write of its own (as Google's own
+    # mid-stream errors come); a front that had not started answering replies with it (503).
+    last = bodies["gemini"].rsplit(b"\n\n", 1)[-1]
+    assert orjson.loads(last)["error"]["status"] == "UNAVAILABLE"
+    assert statuses["gemini"] in (200, 503)
+    assert statuses["chat"] == statuses["anthropic"] == statuses["responses"] == 200
+    assert "drain_timeout" in served.log.read_text()
+
+
+def test_the_anthropic_sdk_reads_the_drain_ending_as_an_overloaded_error(
+    tmp_path: Path,
+) -> None:
+    env = {"TOOLCALL_REPLAY_PACE": "0.25"}
+    with serve_command("--drain-timeout", "0.3", env=env, log_dir=tmp_path) as served:
+        client = anthropic.Anthropic(base_url=served.url, api_key="x", max_retries=0)
+        with client.messages.stream(
+            model=MODEL, max_tokens=100,
+            messages=[{"role": "user", "content": "Find the asm headers"}],
+            tools=[{"name": "bash", "input_schema": {"type": "object"}}],
+        ) as stream:
+            events = iter(stream)
+            next(events)
+            served.process.terminate()
+            with pytest.raises(anthropic.APIStatusError) as caught:
+                for _ in events:
+                    pass
+        assert served.process.wait(30) == 0
+    assert "overloaded_error" in str(caught.value.body)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--workers", "0"], {}, "workers must be a positive integer, not 0"),
+        (["--workers", "two"], {}, "--workers must be an integer, not 'two'"),
+        ([], {"TOOLCALL_WORKERS": "1.5"}, "TOOLCALL_WORKERS must be an integer"),
+        (["--drain-timeout", "-1"], {}, "drain_timeout must be zero or a positive number"),
+        (["--drain-timeout", "soon"], {}, "--drain-timeout must be a number, not 'soon'"),
+        ([], {"TOOLCALL_DRAIN_TIMEOUT": "nan"}, "drain_timeout must be zero or a positive"),
+    ],
+)
+def test_bad_workers_or_drain_values_stop_serve_with_one_line(
+    args: list[str], env: dict[str, str], message: str
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", *args],
+        capture_output=True, text=True, timeout=60,
+        env={"PATH": "", **env},
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+
+
+
+def test_a_bad_front_option_stops_serve_before_any_worker_starts(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text("[anthropic]\nnope = 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
+         "--config", str(config)],
+        capture_output=True, text=True, timeout=60, env={"PATH": ""},
+    )
+    assert result.returncode == 2
+    assert result.stderr == "toolcall: error: unknown [anthropic] option(s): nope\n"
