@@ -32,6 +32,7 @@ import orjson
 
 from ..asgi import Receive, Scope, Send
 from .checks import ambiguous_length, resolve_path
+from .network import UpstreamTransport
 
 log = logging.getLogger("toolcall_middleware.proxy")
 
@@ -137,7 +138,9 @@ class UpstreamProxy:
                 trust_env=False,
                 verify=verify,
                 follow_redirects=False,
-                transport=transport,
+                # Plain HTTP reads through network.py's leaner stream; TLS keeps httpcore's.
+                transport=transport if transport is not None or base.scheme != "http"
+                else UpstreamTransport(verify=verify, limits=shard_limits),
             )
             for _ in range(shards)
         ]

@@ -1,0 +1,163 @@
+"""The upstream connections' network stream (proxy/network.py): timeouts per silence,
+backpressure, closed connections, through real sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpcore
+import httpx
+import orjson
+import pytest
+from servers import start_proxy
+
+from toolcall_middleware.proxy.network import HIGH_WATER, AsyncioBackend
+
+
+@contextmanager
+def raw_upstream(pieces: list[tuple[float, bytes]]) -> Iterator[str]:
+    """An HTTP server that answers one request with ``pieces`` (pause in seconds, then bytes),
+    each written as one chunk of a chunked event stream."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                         b"transfer-encoding: chunked\r\n\r\n")
+            try:
+                for pause, data in pieces:
+                    time.sleep(pause)
+                    conn.sendall(b"%x\r\n%s\r\n" % (len(data), data))
+                conn.sendall(b"0\r\n\r\n")
+                time.sleep(0.2)
+            except OSError:
+                pass  # the proxy gave up on us: what the timeout test wants
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        thread.join(5)
+
+
+def event(n: int) -> bytes:
+    return b"data: " + orjson.dumps({"n": n}) + b"\n\n"
+
+
+def test_read_timeout_bounds_each_silence_not_the_whole_stream() -> None:
+    pieces = [(0.25, event(n)) for n in range(8)]  # 2 s in all, never 0.6 s quiet
+    with raw_upstream(pieces) as url, start_proxy(url, read_timeout=0.6) as proxy:
+        response = httpx.post(proxy + "/v1/completions", json={}, timeout=10)
+    assert response.status_code == 200
+    assert response.content == b"".join(data for _, data in pieces)
+
+
+def test_silence_mid_stream_past_the_read_timeout_ends_with_an_error_event() -> None:
+    pieces = [(0.0, event(0)), (0.2, event(1)), (3.0, event(2))]
+    with raw_upstream(pieces) as url, start_proxy(url, read_timeout=0.5) as proxy:
+        started = time.monotonic()
+        response = httpx.post(proxy + "/v1/completions", json={}, timeout=10)
+        elapsed = time.monotonic() - started
+    assert response.status_code == 200
+    head, last = response.content.rstrip().rsplit(b"\n\n", 1)
+    assert head + b"\n\n" == event(0) + event(1)
+    assert orjson.loads(last.removeprefix(b"data: "))["error"]["code"] == "upstream_timeout"
+    assert 0.65 <= elapsed < 2.5  # 0.2 s, then 0.5 s of silence; not the upstream's 3 s
+
+
+async def _connected(server: asyncio.Server) -> httpcore.AsyncNetworkStream:
+    port = server.sockets[0].getsockname()[1]
+    return await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+
+
+def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
+    async def main() -> None:
+        written = asyncio.Event()
+        peer: list[asyncio.StreamWriter] = []
+
+        async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            peer.append(writer)
+            writer.write(b"x" * (4 * HIGH_WATER))
+            written.set()
+            await reader.read()
+
+        server = await asyncio.start_server(flood, "127.0.0.1", 0)
+        stream = await _connected(server)
+        await written.wait()
+        transport = stream._transport  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 5
+        while transport.is_reading() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert not transport.is_reading()  # buffered past the high-water mark: paused
+        assert stream._protocol.size <= HIGH_WATER + 256 * 1024  # type: ignore[attr-defined]
+        received = 0
+        while received < 4 * HIGH_WATER:
+            data = await stream.read(65536, timeout=5)
+            assert 0 < len(data) <= 65536
+            received += len(data)
+        assert received == 4 * HIGH_WATER
+        assert transport.is_reading()  # drained: reading again
+        await stream.aclose()
+        peer[0].close()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(main())
+
+
+def test_a_connection_the_upstream_closed_reads_as_readable_then_empty() -> None:
+    async def main() -> None:
+        async def close_at_once(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.close()
+
+        server = await asyncio.start_server(close_at_once, "127.0.0.1", 0)
+        stream = await _connected(server)
+        deadline = time.monotonic() + 5
+        while not stream.get_extra_info("is_readable") and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        # What the pool asks before reusing an idle connection: this one is gone.
+        assert stream.get_extra_info("is_readable")
+        assert await stream.read(65536, timeout=1) == b""
+        with pytest.raises(httpcore.WriteError):
+            await stream.write(b"GET / HTTP/1.1\r\n\r\n", timeout=1)
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(main())
+
+
+def test_a_read_past_its_timeout_raises_read_timeout() -> None:
+    async def main() -> None:
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read()
+            writer.close()
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        stream = await _connected(server)
+        started = time.monotonic()
+        with pytest.raises(httpcore.ReadTimeout):
+            await stream.read(65536, timeout=0.3)
+        assert 0.25 <= time.monotonic() - started < 2
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(main())
+
+
+def test_connecting_to_a_closed_port_is_a_connect_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(httpcore.ConnectError):
+        asyncio.run(AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5))
