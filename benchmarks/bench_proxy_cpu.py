@@ -370,18 +370,19 @@ def main() -> int:
               f"nginx {'found' if nginx_proxy else 'not installed'}", flush=True)
 
         Run = Callable[[], Phase]
-        paced: dict[str, tuple[Run, Phase]] = {}
+        paced: dict[str, tuple[Run, list[Phase]]] = {}
+        naive_label = "naive uvicorn + httpx proxy"
 
         def add(label: str, proxy: Proxy, markup: str | None, tools: bool) -> None:
             def run() -> Phase:
                 return run_phase(proxy, args.streams, args.events, args.pace, args.ramp,
                                  markup, tools)
 
-            paced[label] = (run, Phase())
+            paced[label] = (run, [])
 
         add(f"toolcall serve, {args.markup} markup + tools", serve, args.markup, True)
         add("toolcall serve, plain text, no tools", serve, None, False)
-        add("naive uvicorn + httpx proxy", naive, args.markup, True)
+        add(naive_label, naive, args.markup, True)
         if nginx_proxy is not None:
             add("nginx (proxy_buffering off)", nginx_proxy, args.markup, True)
         # A few streams through each first: imports, connection pools, caches.
@@ -392,16 +393,27 @@ def main() -> int:
               f"{args.pace * 1000:g} ms each ({args.streams / args.pace:.0f} events/s offered), "
               f"{args.rounds} round(s)", flush=True)
         for _ in range(args.rounds):
-            for run, total in paced.values():
-                total.add(run())
-        naive_us = paced["naive uvicorn + httpx proxy"][1].us_per_event
-        nginx_us = paced["nginx (proxy_buffering off)"][1].us_per_event if nginx_proxy else None
-        print(f"{'proxy':<40} {'CPU/event':>10} {'vs naive':>9} {'vs nginx':>9} {'streams ok':>11}")
+            for run, rounds in paced.values():
+                rounds.append(run())
+        totals: dict[str, Phase] = {}
+        for label, (_, rounds) in paced.items():
+            totals[label] = Phase()
+            for phase in rounds:
+                totals[label].add(phase)
+        naive_us = totals[naive_label].us_per_event
+        nginx_us = totals["nginx (proxy_buffering off)"].us_per_event if nginx_proxy else None
+        print(f"{'proxy':<40} {'CPU/event':>10} {'vs naive':>9} {'vs nginx':>9} {'streams ok':>11}"
+              f"  {'vs naive, each round':>20}")
         failures: list[str] = []
-        for label, (_, total) in paced.items():
+        for label, total in totals.items():
             us = total.us_per_event
+            # Each round against the naive proxy's round next to it (the same background load).
+            each = sorted(phase.us_per_event / naive.us_per_event
+                          for phase, naive in zip(paced[label][1], paced[naive_label][1],
+                                                  strict=True) if naive.events)
+            spread = f"{each[0]:.2f}-{each[-1]:.2f}x" if each else "n/a"
             print(f"{label:<40} {us:8.1f} us {ratio(us, naive_us):>9} {ratio(us, nginx_us):>9} "
-                  f"{total.streams_ok:>5}/{total.streams}")
+                  f"{total.streams_ok:>5}/{total.streams}  {spread:>20}")
             failures += [f"{label}: {e}" for e in total.errors]
 
         print(f"saturation: {args.sat_streams} streams x {args.sat_events} events, unpaced",
@@ -423,13 +435,13 @@ def main() -> int:
         if nginx_proxy is not None:
             sat.append(("nginx, 1 worker", saturate(nginx_proxy)))
         print(f"{'proxy':<40} {'events/s':>10} {'CPU/event':>10} {'streams ok':>11}")
-        for label, phase in sat:
-            if phase is None:
+        for label, result in sat:
+            if result is None:
                 print(f"{label:<40} {'n/a':>10} {'n/a':>10}   (serve has no --workers)")
                 continue
-            print(f"{label:<40} {phase.rate:10.0f} {phase.us_per_event:7.1f} us "
-                  f"{phase.streams_ok:>5}/{phase.streams}")
-            failures += [f"{label}: {e}" for e in phase.errors]
+            print(f"{label:<40} {result.rate:10.0f} {result.us_per_event:7.1f} us "
+                  f"{result.streams_ok:>5}/{result.streams}")
+            failures += [f"{label}: {e}" for e in result.errors]
         for failure in sorted(set(failures))[:10]:
             print(f"  error: {failure} (x{failures.count(failure)})")
         return 1 if failures else 0
