@@ -1,10 +1,11 @@
 """The upstream connections' network stream (proxy/network.py): timeouts per silence,
-backpressure, closed connections, through real sockets on 127.0.0.1."""
+backpressure, closed connections and TLS, through real sockets on 127.0.0.1."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -14,9 +15,10 @@ import httpcore
 import httpx
 import orjson
 import pytest
+import trustme
 from servers import start_proxy
 
-from toolcall_middleware.proxy.network import HIGH_WATER, AsyncioBackend
+from toolcall_middleware.proxy.network import HIGH_WATER, AsyncioBackend, UpstreamTransport
 
 
 @contextmanager
@@ -161,3 +163,72 @@ def test_connecting_to_a_closed_port_is_a_connect_error() -> None:
         port = sock.getsockname()[1]
     with pytest.raises(httpcore.ConnectError):
         asyncio.run(AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5))
+
+
+@contextmanager
+def tls_upstream(ca: trustme.CA) -> Iterator[str]:
+    """A TLS server for ``localhost`` (certificate from ``ca``) answering each request with a
+    chunked event stream of three events, the second written after a pause."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(context)
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:
+        with context.wrap_socket(server, server_side=True) as tls:
+            tls.settimeout(0.1)
+            while not stop.is_set():
+                try:
+                    conn, _ = tls.accept()
+                except (TimeoutError, ssl.SSLError, OSError):
+                    continue
+                with conn:
+                    conn.settimeout(5)
+                    conn.recv(65536)
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                                 b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n")
+                    for n in range(3):
+                        time.sleep(0.05 * n)
+                        conn.sendall(b"%x\r\n%s\r\n" % (len(event(n)), event(n)))
+                    conn.sendall(b"0\r\n\r\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"https://localhost:{port}"
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()
+
+
+def test_an_https_upstream_streams_through_the_tls_stream() -> None:
+    ca = trustme.CA()
+    client_context = ssl.create_default_context()
+    ca.configure_trust(client_context)
+
+    async def main(url: str) -> bytes:
+        transport = UpstreamTransport(verify=client_context, limits=httpx.Limits())
+        async with httpx.AsyncClient(transport=transport) as client, client.stream(
+            "GET", url + "/v1/stream"
+        ) as response:
+            assert response.status_code == 200
+            stream = response.extensions["network_stream"]
+            assert stream.get_extra_info("ssl_object") is not None
+            return b"".join([chunk async for chunk in response.aiter_raw()])
+
+    with tls_upstream(ca) as url:
+        assert asyncio.run(main(url)) == event(0) + event(1) + event(2)
+
+
+def test_an_upstream_certificate_that_is_not_trusted_is_a_connect_error() -> None:
+    async def main(url: str) -> None:
+        # The system's CAs only: the test CA's certificate is refused.
+        transport = UpstreamTransport(verify=ssl.create_default_context(),
+                                      limits=httpx.Limits())
+        async with httpx.AsyncClient(transport=transport) as client:
+            await client.get(url + "/v1/models")
+
+    with tls_upstream(trustme.CA()) as url, pytest.raises(httpx.ConnectError):
+        asyncio.run(main(url))

@@ -8,13 +8,14 @@ extension point (``AsyncConnectionPool(network_backend=...)``) filled with an as
 ``Protocol`` that buffers what arrives (up to ``HIGH_WATER`` bytes, then the socket is paused:
 backpressure as before) and one lazy timer per connection instead of one per read.
 
-Only ``http://`` upstreams use it (``UpstreamTransport``); TLS connections keep httpcore's own.
+TLS (``https://`` upstreams) is asyncio's own ``start_tls`` on the same protocol.
 """
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -131,9 +132,27 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         self._transport.close()
 
     async def start_tls(
-        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+        timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("TLS upstreams use httpcore's own network backend")
+        protocol = self._protocol
+        try:
+            transport = await asyncio.wait_for(
+                protocol.loop.start_tls(self._transport, protocol, ssl_context,
+                                        server_hostname=server_hostname),
+                timeout,
+            )
+        except asyncio.TimeoutError as exc:
+            self._transport.close()
+            raise httpcore.ConnectTimeout(str(exc) or "timed out in the TLS handshake") from exc
+        except (ssl.SSLError, OSError) as exc:
+            self._transport.close()
+            raise httpcore.ConnectError(str(exc)) from exc
+        if transport is None:  # the connection closed during the handshake
+            raise httpcore.ConnectError("the upstream closed the connection in the TLS handshake")
+        # The protocol now hears from the TLS transport: pause and resume that one.
+        protocol.transport = transport
+        return AsyncioStream(protocol.transport, protocol)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # an idle connection the upstream closed, or wrote to
@@ -212,14 +231,14 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         self, path: str, timeout: float | None = None,
         socket_options: Iterable[_SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("unix sockets use httpcore's own network backend")
+        raise httpcore.ConnectError("the upstream is reached over TCP only")
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
 class UpstreamTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport, its connection pool on ``AsyncioBackend`` (plain HTTP only)."""
+    """httpx's transport, its connection pool on ``AsyncioBackend``."""
 
     def __init__(self, *, verify: Any, limits: httpx.Limits) -> None:
         super().__init__(verify=verify, limits=limits, trust_env=False)

@@ -138,8 +138,8 @@ class UpstreamProxy:
                 trust_env=False,
                 verify=verify,
                 follow_redirects=False,
-                # Plain HTTP reads through network.py's leaner stream; TLS keeps httpcore's.
-                transport=transport if transport is not None or base.scheme != "http"
+                # Reads through network.py's leaner stream than httpcore's default one.
+                transport=transport if transport is not None
                 else UpstreamTransport(verify=verify, limits=shard_limits),
             )
             for _ in range(shards)
