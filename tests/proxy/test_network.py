@@ -8,8 +8,8 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import httpcore
 import httpx
@@ -76,9 +76,21 @@ def test_silence_mid_stream_past_the_read_timeout_ends_with_an_error_event() -> 
     assert 0.65 <= elapsed < 2.5  # 0.2 s, then 0.5 s of silence; not the upstream's 3 s
 
 
-async def _connected(server: asyncio.Server) -> httpcore.AsyncNetworkStream:
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@asynccontextmanager
+async def connected(handler: Handler) -> AsyncIterator[httpcore.AsyncNetworkStream]:
+    """A stream of ``AsyncioBackend`` connected to a server that runs ``handler``."""
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    return await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+    try:
+        yield stream
+    finally:
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()
 
 
 def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
@@ -92,26 +104,22 @@ def test_a_reader_that_falls_behind_stops_the_socket_being_read() -> None:
             written.set()
             await reader.read()
 
-        server = await asyncio.start_server(flood, "127.0.0.1", 0)
-        stream = await _connected(server)
-        await written.wait()
-        transport = stream._transport  # type: ignore[attr-defined]
-        deadline = time.monotonic() + 5
-        while transport.is_reading() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        assert not transport.is_reading()  # buffered past the high-water mark: paused
-        assert stream._protocol.size <= HIGH_WATER + 256 * 1024  # type: ignore[attr-defined]
-        received = 0
-        while received < 4 * HIGH_WATER:
-            data = await stream.read(65536, timeout=5)
-            assert 0 < len(data) <= 65536
-            received += len(data)
-        assert received == 4 * HIGH_WATER
-        assert transport.is_reading()  # drained: reading again
-        await stream.aclose()
-        peer[0].close()
-        server.close()
-        await server.wait_closed()
+        async with connected(flood) as stream:
+            await written.wait()
+            transport = stream._transport  # type: ignore[attr-defined]
+            deadline = time.monotonic() + 5
+            while transport.is_reading() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            assert not transport.is_reading()  # buffered past the high-water mark: paused
+            assert stream._protocol.size <= HIGH_WATER + 256 * 1024  # type: ignore[attr-defined]
+            received = 0
+            while received < 4 * HIGH_WATER:
+                data = await stream.read(65536, timeout=5)
+                assert 0 < len(data) <= 65536
+                received += len(data)
+            assert received == 4 * HIGH_WATER
+            assert transport.is_reading()  # drained: reading again
+            peer[0].close()
 
     asyncio.run(main())
 
@@ -121,19 +129,15 @@ def test_a_connection_the_upstream_closed_reads_as_readable_then_empty() -> None
         async def close_at_once(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             writer.close()
 
-        server = await asyncio.start_server(close_at_once, "127.0.0.1", 0)
-        stream = await _connected(server)
-        deadline = time.monotonic() + 5
-        while not stream.get_extra_info("is_readable") and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        # What the pool asks before reusing an idle connection: this one is gone.
-        assert stream.get_extra_info("is_readable")
-        assert await stream.read(65536, timeout=1) == b""
-        with pytest.raises(httpcore.WriteError):
-            await stream.write(b"GET / HTTP/1.1\r\n\r\n", timeout=1)
-        await stream.aclose()
-        server.close()
-        await server.wait_closed()
+        async with connected(close_at_once) as stream:
+            deadline = time.monotonic() + 5
+            while not stream.get_extra_info("is_readable") and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            # What the pool asks before reusing an idle connection: this one is gone.
+            assert stream.get_extra_info("is_readable")
+            assert await stream.read(65536, timeout=1) == b""
+            with pytest.raises(httpcore.WriteError):
+                await stream.write(b"GET / HTTP/1.1\r\n\r\n", timeout=1)
 
     asyncio.run(main())
 
@@ -144,15 +148,11 @@ def test_a_read_past_its_timeout_raises_read_timeout() -> None:
             await reader.read()
             writer.close()
 
-        server = await asyncio.start_server(silent, "127.0.0.1", 0)
-        stream = await _connected(server)
-        started = time.monotonic()
-        with pytest.raises(httpcore.ReadTimeout):
-            await stream.read(65536, timeout=0.3)
-        assert 0.25 <= time.monotonic() - started < 2
-        await stream.aclose()
-        server.close()
-        await server.wait_closed()
+        async with connected(silent) as stream:
+            started = time.monotonic()
+            with pytest.raises(httpcore.ReadTimeout):
+                await stream.read(65536, timeout=0.3)
+            assert 0.25 <= time.monotonic() - started < 2
 
     asyncio.run(main())
 
