@@ -157,6 +157,25 @@ def test_a_read_past_its_timeout_raises_read_timeout() -> None:
     asyncio.run(main())
 
 
+def test_a_waiting_read_woken_without_data_keeps_waiting() -> None:
+    async def main() -> None:
+        async def answer_late(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(0.3)
+            writer.write(b"late")
+            await reader.read()
+            writer.close()
+
+        async with connected(answer_late) as stream:
+            read = asyncio.create_task(stream.read(65536, timeout=5))
+            await asyncio.sleep(0.05)
+            stream._protocol.resume_writing()  # type: ignore[attr-defined]
+            await asyncio.sleep(0.05)
+            assert not read.done()  # a wake-up without data is not the end of the stream
+            assert await read == b"late"
+
+    asyncio.run(main())
+
+
 def test_connecting_to_a_closed_port_is_a_connect_error() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -90,13 +90,12 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         protocol = self._protocol
-        if not protocol.chunks:
-            if not protocol.eof:
-                await self._wait(timeout, httpcore.ReadTimeout)
-            if not protocol.chunks:
+        while not protocol.chunks:  # woken by data, the end, or (spuriously) a write resuming
+            if protocol.eof:
                 if protocol.error is not None:
                     raise httpcore.ReadError(str(protocol.error) or type(protocol.error).__name__)
                 return b""
+            await self._wait(timeout, httpcore.ReadTimeout)
         chunks = protocol.chunks
         if len(chunks) == 1:
             data = chunks[0]
@@ -185,6 +184,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         finally:
             protocol.waiter = None
             self._deadline = None
+            if waiter.done() and not waiter.cancelled():
+                waiter.exception()  # retrieved, also when a cancellation came first
 
     def _check_deadline(self) -> None:
         self._timer = None
