@@ -32,6 +32,7 @@ import orjson
 
 from ..asgi import Receive, Scope, Send
 from .checks import ambiguous_length, resolve_path
+from .network import UpstreamTransport
 
 log = logging.getLogger("toolcall_middleware.proxy")
 
@@ -137,7 +138,9 @@ class UpstreamProxy:
                 trust_env=False,
                 verify=verify,
                 follow_redirects=False,
-                transport=transport,
+                # Reads through network.py's leaner stream than httpcore's default one.
+                transport=transport if transport is not None
+                else UpstreamTransport(verify=verify, limits=shard_limits),
             )
             for _ in range(shards)
         ]
