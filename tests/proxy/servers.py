@@ -30,6 +30,7 @@ def serve_in_thread(app: ASGIApp, *, lifespan: str = "auto") -> Iterator[str]:
         server_header=False,
         date_header=False,
         proxy_headers=False,  # as `toolcall serve` runs uvicorn
+        http="h11",  # likewise
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)

@@ -103,3 +103,12 @@ def test_serve_exits_non_zero_with_a_message_and_no_traceback(tmp_path: Path) ->
     assert result.returncode == 2
     assert "read_timeout must be a number" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_serve_runs_uvicorns_h11_protocol_even_where_httptools_is_installed() -> None:
+    # httptools would answer an ambiguous request with its own bare 400 before the proxy's
+    # checks (tests/proxy/test_hostile_requests.py), and uvicorn's "auto" picks it if installed.
+    from toolcall_middleware.proxy.server import uvicorn_config
+
+    config = uvicorn_config(object(), load_serve_config({}, env={}))
+    assert config.http == "h11"
