@@ -14,6 +14,9 @@ Counters (all ``_total``):
   ``passed-as-text``, ``stray-dropped`` (a special token out of place, removed),
   ``limit-exceeded``, ``rewrite-error``.
 - ``toolcall_responses_rewritten_total{provider, stage}``: responses whose bytes we changed.
+- ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
+  failed, by the code the client got: ``upstream_unreachable``, ``upstream_connection_error``,
+  ``upstream_timeout``, ``upstream_stream_error``, ``proxy_error``.
 
 ``stage`` is ``stream`` (SSE) or ``json`` (a non-streaming response).
 
@@ -103,7 +106,14 @@ class Metrics:
         self.rewritten = counter("toolcall_responses_rewritten",
                                  "Responses whose body the middleware changed",
                                  ["provider", "stage"], registry=registry)
+        self.upstream_failures = counter("toolcall_upstream_failures",
+                                         "Upstream requests toolcall serve could not complete, "
+                                         "by the code the client got", ["code"],
+                                         registry=registry)
         self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+    def upstream_failure(self, code: str) -> None:
+        self.child(self.upstream_failures, code).inc()
 
     def report(self, provider: str, stage: str) -> Report:
         return _Report(self, provider, stage)

@@ -13,6 +13,7 @@ from ..config import Options, ServeConfig
 from ..fronts.anthropic import AnthropicMiddleware, AnthropicOptions
 from ..fronts.gemini import GeminiMiddleware, GeminiOptions
 from ..fronts.responses import ResponsesMiddleware, ResponsesOptions
+from ..metrics import metrics_for
 from ..middleware import ToolCallMiddleware
 from .drain import Drain, DrainGuard
 from .front import ProxyFront, operational_routes
@@ -50,6 +51,7 @@ def create_proxy_app(
                 keepalive_expiry=s.keepalive_expiry,
             ),
             transport=transport,
+            metrics=metrics_for() if config.options.metrics else None,
         )
         closers.append(upstream.aclose)
         inner = upstream

@@ -31,6 +31,7 @@ import httpx
 import orjson
 
 from ..asgi import Receive, Scope, Send
+from ..metrics import Metrics
 from .checks import ambiguous_length, resolve_path
 from .network import UpstreamTransport
 
@@ -108,8 +109,10 @@ class UpstreamProxy:
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
         limits: httpx.Limits = DEFAULT_LIMITS,
         transport: httpx.AsyncBaseTransport | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         base = httpx.URL(url)
+        self._metrics = metrics
         if base.scheme not in ("http", "https") or not base.host:
             raise ValueError(f"upstream must be an http(s) URL with a host, got {url!r}")
         self.url = url
@@ -252,7 +255,7 @@ class UpstreamProxy:
         except _ClientDisconnected:
             return
         except httpx.TimeoutException as exc:
-            _log_failure("upstream_timeout", scope, exc, started)
+            self._failed("upstream_timeout", scope, exc, started)
             await send_error(
                 send,
                 504,
@@ -268,12 +271,14 @@ class UpstreamProxy:
                 code, what = "upstream_unreachable", "upstream unreachable"
             else:
                 code, what = "upstream_connection_error", "upstream closed the connection"
-            _log_failure(code, scope, exc, started)
+            self._failed(code, scope, exc, started)
             await send_error(send, 502, f"{what}: {_describe(exc)}", "upstream_error", code)
             return
         except Exception as exc:  # a bug of ours or of a library: an error, not a bare 500
             log.exception("proxy_error", extra={"fields": {
                 "event": "proxy_error", "method": scope["method"], "path": scope["path"]}})
+            if self._metrics is not None:
+                self._metrics.upstream_failure("proxy_error")
             await send_error(send, 502, f"the proxy could not forward the request: "
                              f"{_describe(exc)}", "upstream_error", "proxy_error")
             return
@@ -284,6 +289,19 @@ class UpstreamProxy:
             # the response (the upstream connection, mid-stream) is the whole point.
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+
+    def _failed(self, code: str, scope: Scope, exc: BaseException, started: float) -> None:
+        """An upstream failure: logged with the code the client got, and counted."""
+        record: dict[str, Any] = {
+            "event": code,
+            "method": scope["method"],
+            "path": scope["path"],
+            "error": _describe(exc),
+            "after_ms": round((time.perf_counter() - started) * 1000, 1),
+        }
+        log.warning(code, extra={"fields": record})
+        if self._metrics is not None:
+            self._metrics.upstream_failure(code)
 
     async def _relay(
         self, scope: Scope, response: httpx.Response, send: Send, started: float
@@ -304,7 +322,7 @@ class UpstreamProxy:
                 if isinstance(exc, httpx.TimeoutException)
                 else ("upstream_stream_error")
             )
-            _log_failure(kind, scope, exc, started)
+            self._failed(kind, scope, exc, started)
             if not _is_event_stream(headers) or any(k == b"content-length" for k, _ in headers):
                 raise
             event = (
@@ -335,17 +353,6 @@ def _is_event_stream(headers: Iterable[tuple[bytes, bytes]]) -> bool:
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _log_failure(kind: str, scope: Scope, exc: BaseException, started: float) -> None:
-    record: dict[str, Any] = {
-        "event": kind,
-        "method": scope["method"],
-        "path": scope["path"],
-        "error": _describe(exc),
-        "after_ms": round((time.perf_counter() - started) * 1000, 1),
-    }
-    log.warning(kind, extra={"fields": record})
 
 
 __all__ = [
