@@ -47,10 +47,12 @@ class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 
 def configure_logging(level: str) -> None:
-    """JSON lines on stderr for the ``toolcall_middleware`` loggers (uvicorn keeps its own)."""
+    """JSON lines on stderr for the ``toolcall_middleware`` loggers and uvicorn's own (its
+    startup and shutdown lines; ``toolcall serve`` runs it without a log config of its own)."""
     handler = StderrHandler()
     handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("toolcall_middleware")
-    logger.handlers[:] = [handler]
-    logger.setLevel(level.upper())
-    logger.propagate = False
+    for name in ("toolcall_middleware", "uvicorn"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level.upper())
+        logger.propagate = False

@@ -86,6 +86,7 @@ def uvicorn_config(app: Any, config: ServeConfig) -> uvicorn.Config:
         host=s.host,
         port=s.port,
         log_level=s.log_level,
+        log_config=None,  # uvicorn's loggers write JSON lines too (logs.configure_logging)
         access_log=False,  # the front writes the access log, with the tool-call fields
         server_header=False,  # the upstream's Server and Date headers pass through
         date_header=False,
