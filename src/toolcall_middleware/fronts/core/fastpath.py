@@ -58,6 +58,8 @@ _INDEXES = {b"%d" % i: i for i in range(512)}
 _NUMBER = 7_340_182_906_551_270_139
 _TEXT = "\ue000fast path\ue001"
 _CHECK_NUMBER, _CHECK_TEXT = 12, 'a"\\\u2028\x00é'
+# The sample values as they are written in the sample event.
+_NUMBER_DIGITS, _TEXT_JSON = b"%d" % _NUMBER, _dumps(_TEXT)
 
 
 class _OpenCall(Protocol):
@@ -186,7 +188,13 @@ class FastChunkReading:
         if index != 0:
             return None
         if fields is not None:
-            return self._text(CONTENT if fields[0] == "content" else REASONING, payload)
+            # ``_text``, inline: nearly every event a front reads comes this way.
+            size = self._answer_size + len(payload)
+            if not payload or self.done or not self._calls_closed or (
+                    self.max_answer_bytes is not None and size > self.max_answer_bytes):
+                return None
+            self._answer_size = size
+            return CONTENT if fields[0] == "content" else REASONING, payload
         if type(payload) is not dict or len(payload) != 1:
             return None  # as the chat path rewrites an event, nearly always one call's piece
         entries = payload.get("tool_calls")
@@ -329,15 +337,13 @@ class EventTemplate:
         nothing made from them (``check``: proved on a second sample, which costs as much
         again; a caller may prove it once for events that ``make`` builds alike)."""
         sample = encode([(kind, make(_NUMBER, _TEXT))])
-        text = _dumps(_TEXT)
-        if sample.count(text) != 1:
+        if sample.count(_TEXT_JSON) != 1:
             return None
-        before, _, tail = sample.partition(text)
+        before, _, tail = sample.partition(_TEXT_JSON)
         if numbered:
-            digits = b"%d" % _NUMBER
-            if before.count(digits) != 1:
+            if before.count(_NUMBER_DIGITS) != 1:
                 return None
-            head, _, middle = before.partition(digits)
+            head, _, middle = before.partition(_NUMBER_DIGITS)
             template = cls(head, middle, tail)
         else:
             template = cls(before, b"", tail)
