@@ -99,8 +99,10 @@ class ToolCallResponder:
                 else:
                     sends = pause.activity + 1
                     pause.activity = sends  # odd: in flight
-                    if out:
-                        await self._send(_more(out, handed))
+                    if out:  # (``_more``, inline without a reading: once per rewritten event)
+                        await self._send(
+                            {"type": "http.response.body", "body": out, "more_body": True}
+                            if handed is None else _more(out, handed))
                     pause.activity = sends + 1
                     if not pause.watching and stream.holding:
                         pause.watch()
