@@ -99,10 +99,12 @@ class ToolCallResponder:
                 else:
                     sends = pause.activity + 1
                     pause.activity = sends  # odd: in flight
-                    if out:  # (``_more``, inline without a reading: once per rewritten event)
+                    if out:  # (``_more``, inline: once per rewritten event)
                         await self._send(
                             {"type": "http.response.body", "body": out, "more_body": True}
-                            if handed is None else _more(out, handed))
+                            if handed is None else
+                            {"type": "http.response.body", "body": out, "more_body": True,
+                             KEY: handed})
                     pause.activity = sends + 1
                     if not pause.watching and stream.holding:
                         pause.watch()
