@@ -150,8 +150,11 @@ class ChunkRewriter:
                 chunks = self._spread(template.meta, spread_choices(template.choice, deltas, None))
             else:
                 chunks = []  # (a template's chunk carries no usage for an empty output to keep)
-        return self._refill(chunks, rewriter.text_only, rewriter.lag != 0, rewriter.idle,
-                            rewriter.exceeded, delta)
+        rewrite = self._rewrite  # (``_refill``, inline: once per event read through a template)
+        rewrite.chunks, rewrite.delta = chunks, delta
+        rewrite.text_only, rewrite.lagging = rewriter.text_only, rewriter.lag != 0
+        rewrite.idle, rewrite.exceeded = rewriter.idle, rewriter.exceeded
+        return rewrite
 
     def release(self) -> Rewrite:
         """The stream paused: chunks for text the parsers give back (see

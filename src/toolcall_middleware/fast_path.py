@@ -49,6 +49,11 @@ def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
     return tuple(dict.fromkeys(patterns))
 
 
+#: ``FastPath.rewrite``'s answer for events an idle stream passes as they came (the bytes are
+#: the event's own: none are given, nothing is made per event).
+PASSED_IDLE: tuple[bytes, Rewrite] = (b"", UNCHANGED_IDLE)
+
+
 class FastPath:
     """One stream's undecoded events: its template, learned from chunks the general path
     decoded, and the parser's ``triggers`` (``None``: unknown, so nothing passes unread).
@@ -91,7 +96,8 @@ class FastPath:
     def rewrite(self, raw: bytes, idle: bool) -> tuple[bytes, Rewrite] | None:
         """What the general path would make of the body ``raw``, which starts an event in a
         stream of ``\\n`` line endings: the bytes it is written as, and the rewrite; ``None``:
-        declined, nothing done. ``idle``: the stream is idle and holds no event back."""
+        declined, nothing done; ``PASSED_IDLE``: ``raw`` goes as it came and the stream stays
+        idle (``UNCHANGED_IDLE``). ``idle``: the stream is idle and holds no event back."""
         template = self.template
         if template is not None and raw.endswith(template.tail) and raw.startswith(template.head):
             found = template.text(raw)
@@ -108,12 +114,12 @@ class FastPath:
                             if trigger not in text:
                                 if self.hand and value[0] == 34 == value[-1]:  # see handoff
                                     self.handed = (template.index, fields, text)
-                                return raw, UNCHANGED_IDLE
+                                return PASSED_IDLE
                         elif self._triggers is not None and not any(
                                 char in text for char in self._triggers):
                             if self.hand and value[0] == 34 == value[-1]:
                                 self.handed = (template.index, fields, text)
-                            return raw, UNCHANGED_IDLE
+                            return PASSED_IDLE
                     rewrite = self._rewriter.text(template, fields, text)
                     if rewrite is not None:
                         delta = rewrite.delta
@@ -134,7 +140,7 @@ class FastPath:
                                 self.handed = (template.index, None, delta)
                         return template.delta_head + members + template.delta_tail, rewrite
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
-            return raw, UNCHANGED_IDLE
+            return PASSED_IDLE
         return None
 
     def unchanging(self, raw: bytes) -> bool:

@@ -88,16 +88,23 @@ class ToolCallResponder:
                 # What the stream read of it, for an in-process front (handoff.py).
                 handed = stream.handed
                 if out is body:
-                    # Nothing changed: the upstream's own message.
-                    await self._send(message if handed is None else {**message, KEY: handed})
+                    # Nothing changed: the upstream's own message (a copy, with the reading).
+                    if handed is not None:
+                        message = dict(message)  # (cheaper than ``{**message, KEY: ...}``)
+                        message[KEY] = handed
+                    await self._send(message)
                 elif pause is None:
                     if out:
                         await self._send(_more(out, handed))
                 else:
                     sends = pause.activity + 1
                     pause.activity = sends  # odd: in flight
-                    if out:
-                        await self._send(_more(out, handed))
+                    if out:  # (``_more``, inline: once per rewritten event)
+                        await self._send(
+                            {"type": "http.response.body", "body": out, "more_body": True}
+                            if handed is None else
+                            {"type": "http.response.body", "body": out, "more_body": True,
+                             KEY: handed})
                     pause.activity = sends + 1
                     if not pause.watching and stream.holding:
                         pause.watch()

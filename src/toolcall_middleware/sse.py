@@ -86,6 +86,11 @@ class SSEDecoder:
             return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
         if not chunk:
             return []
+        if not held and not self._cr and chunk[-2:] == b"\n\n" and b"\r" not in chunk:
+            whole = _data_lines(chunk)  # several events in one read, each one "data:" line
+            if whole is not None:
+                self._newline_known = self.at_boundary = True  # (the newline is "\n")
+                return whole
         if not self._newline_known:
             self._learn_newline(chunk, held[-1:])
         if not self._cr and b"\r" in chunk:
@@ -178,6 +183,17 @@ class SSEDecoder:
 
 
 _LINE_END = re.compile(rb"[\r\n]")
+
+
+def _data_lines(chunk: bytes) -> list[SSEEvent] | None:
+    """``chunk``, whole events with no "\\r" each of one ``data: `` line, as those events
+    (what the decoder's loop makes of them, without its line-by-line search); else ``None``."""
+    events = []
+    for line in chunk[:-2].split(b"\n\n"):
+        if line[:6] != b"data: " or b"\n" in line:
+            return None
+        events.append(SSEEvent(line + b"\n\n", line[6:], ()))
+    return events
 
 
 def _is_one_data_line(raw: bytes) -> bool:

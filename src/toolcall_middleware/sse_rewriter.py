@@ -23,8 +23,8 @@ from collections.abc import Callable
 import orjson
 
 from . import lenient_json
-from .chunk_rewriter import UNCHANGED_IDLE, Chunk, ChunkRewriter, Rewrite
-from .fast_path import FastPath
+from .chunk_rewriter import Chunk, ChunkRewriter, Rewrite
+from .fast_path import PASSED_IDLE, FastPath
 from .handoff import Handed
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
@@ -102,11 +102,11 @@ class SSERewriter:
             except Exception:
                 return self._fail(body)
             if taken is not None:
-                rewritten, rewrite = taken
-                if rewrite is UNCHANGED_IDLE:  # (idle, nothing held: the stream stays as it is)
+                if taken is PASSED_IDLE:  # (idle, nothing held: the stream stays as it is)
                     if self.hand:
                         self.handed, fast.handed = fast.handed, None
                     return body
+                rewritten, rewrite = taken
                 if rewrite.exceeded is None and not self._held and (
                         rewritten is body or (self.changed and not rewrite.text_only)):
                     # _send's first outcome, inline: how nearly every other event here goes.

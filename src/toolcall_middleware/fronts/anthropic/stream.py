@@ -18,6 +18,8 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from .. import core
 from ..core import ids
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
@@ -31,6 +33,7 @@ from .errors import AnthropicError, from_failure
 Event = tuple[str, dict[str, Any]]
 
 _ALPHABET = string.ascii_letters + string.digits
+_join, _dumps = b"".join, orjson.dumps
 
 
 def new_message_id() -> str:
@@ -176,9 +179,10 @@ class StreamTranslator(Translator):
             self._out_ascii += len(text)
         else:
             self._count(text)
-        if self._fast_template is None:
+        template = self._fast_template
+        if template is None:
             return b""  # tool input held: it is sent whole when the call ends
-        return self._fast_template.render_text(text)
+        return _join((template.head, _dumps(text), template.tail))  # ``render_text``, inline
 
     # --- blocks -----------------------------------------------------------------------------
 

@@ -58,6 +58,8 @@ _INDEXES = {b"%d" % i: i for i in range(512)}
 _NUMBER = 7_340_182_906_551_270_139
 _TEXT = "\ue000fast path\ue001"
 _CHECK_NUMBER, _CHECK_TEXT = 12, 'a"\\\u2028\x00é'
+# The sample values as they are written in the sample event.
+_NUMBER_DIGITS, _TEXT_JSON = b"%d" % _NUMBER, _dumps(_TEXT)
 
 
 class _OpenCall(Protocol):
@@ -187,19 +189,17 @@ class FastChunkReading:
             return None
         if fields is not None:
             return self._text(CONTENT if fields[0] == "content" else REASONING, payload)
-        if type(payload) is not dict or len(payload) != 1:
-            return None  # as the chat path rewrites an event, nearly always one call's piece
-        entries = payload.get("tool_calls")
-        if type(entries) is not list or len(entries) != 1:
+        # As the chat path rewrites an event, nearly always one call's piece. (A payload is
+        # decoded JSON: only a dict takes a string key, so the subscripts test the types.)
+        try:
+            entries = payload["tool_calls"]
+            (entry,) = entries
+            function, call_index = entry["function"], entry["index"]
+            fragment = function["arguments"]
+        except (KeyError, TypeError, ValueError):
             return None
-        entry = entries[0]
-        if type(entry) is not dict or len(entry) != 2:
-            return None
-        function, call_index = entry.get("function"), entry.get("index")
-        if type(function) is not dict or len(function) != 1 or type(call_index) is not int:
-            return None
-        fragment = function.get("arguments")
-        if type(fragment) is not str:
+        if len(payload) != 1 or type(entries) is not list or len(entry) != 2 \
+                or len(function) != 1 or type(call_index) is not int or type(fragment) is not str:
             return None
         return self._arguments(call_index, fragment)
 
@@ -265,12 +265,23 @@ def fast_events(
     def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
         if front.done:
             return None
-        found = read(event) if handed is None else read_handed(handed)
-        if found is None:
-            return None
-        kind, text = found
-        if kind == NOTHING:
-            return b""
+        if handed is not None and handed[1] is not None and not handed[0]:
+            # One text, as the chat path hands nearly every event: ``read_handed`` and
+            # ``_text``, inline.
+            text = handed[2]
+            size = reader._answer_size + len(text)
+            if not text or reader.done or not reader._calls_closed or (
+                    reader.max_answer_bytes is not None and size > reader.max_answer_bytes):
+                return None
+            reader._answer_size = size
+            kind = CONTENT if handed[1][0] == "content" else REASONING
+        else:
+            found = read(event) if handed is None else read_handed(handed)
+            if found is None:
+                return None
+            kind, text = found
+            if kind == NOTHING:
+                return b""
         data = fast_delta(kind, text)
         return general(kind, text) if data is None else data
 
@@ -329,15 +340,13 @@ class EventTemplate:
         nothing made from them (``check``: proved on a second sample, which costs as much
         again; a caller may prove it once for events that ``make`` builds alike)."""
         sample = encode([(kind, make(_NUMBER, _TEXT))])
-        text = _dumps(_TEXT)
-        if sample.count(text) != 1:
+        if sample.count(_TEXT_JSON) != 1:
             return None
-        before, _, tail = sample.partition(text)
+        before, _, tail = sample.partition(_TEXT_JSON)
         if numbered:
-            digits = b"%d" % _NUMBER
-            if before.count(digits) != 1:
+            if before.count(_NUMBER_DIGITS) != 1:
                 return None
-            head, _, middle = before.partition(digits)
+            head, _, middle = before.partition(_NUMBER_DIGITS)
             template = cls(head, middle, tail)
         else:
             template = cls(before, b"", tail)

@@ -92,6 +92,10 @@ class EventStream:
     """A ``FrontStream`` over a ``Translator``; a subclass gives ``fail``, ``result`` and
     ``error`` (and ``encode`` for another framing)."""
 
+    #: Not streaming, keep every event for ``result`` (a subclass whose translator keeps
+    #: the result itself turns it off).
+    keeps_events = True
+
     def __init__(self, translator: Translator, stream: bool) -> None:
         self.translator = translator
         translator.encoder = self.encode
@@ -133,7 +137,8 @@ class EventStream:
     def out(self, events: list[WireEvent]) -> bytes:
         """The bytes to send for ``events`` (none when the client does not stream)."""
         if not self.stream:
-            self.events += events
+            if self.keeps_events:
+                self.events += events
             return b""
         translator = self.translator
         if translator.large:

@@ -166,9 +166,15 @@ def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> b
     ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline).
     ``large``: see ``dumps``."""
     parts: list[bytes] = []  # one join, no copy per event: an event may hold a whole answer's text
+    dump = _dumps_large if large else orjson.dumps
+    heads = _EVENT_HEADS
     for kind, data in events:
-        parts += (event_head(kind), dumps(data, large=large), b"\n\n")
+        parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
     return b"".join(parts)
+
+
+def _dumps_large(doc: Any) -> bytes:
+    return dumps(doc, large=True)
 
 
 def event_head(kind: str) -> bytes:

@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 import orjson
 
 from .. import core
+from ..core.fastpath import ARGUMENTS, REASONING
 from ..core.plumbing import Reply, json_reply
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from . import signature
@@ -95,7 +96,7 @@ class GeminiStream:
         #: The core's fast path (``core.fast_events``): the usual event read undecoded, or
         #: from what the chat path handed; its parts are made as ``_events`` makes them.
         self.fast_event = core.fast_events(
-            self.reader, _no_fast_delta, self._fast_general, self) if self.stream else None
+            self.reader, self._fast_delta, self._fast_general, self) if self.stream else None
 
     @property
     def done(self) -> bool:
@@ -150,6 +151,11 @@ class GeminiStream:
         if self.fast_event is not None:
             self.reader.learn(data, chunk)
 
+    def _fast_delta(self, kind: int, text: str) -> bytes:
+        """``fast_events``' hook: what ``_events`` makes of the one core event read, without
+        building it (a text part is already bytes around the escaped text: no template)."""
+        return b"" if kind == ARGUMENTS else self._text_part(kind == REASONING, text)
+
     def _fast_general(self, kind: int, text: str) -> bytes:
         return self._events([core.core_event(self.reader, kind, text)])
 
@@ -163,15 +169,9 @@ class GeminiStream:
         for event in events:
             kind = type(event)
             if kind is core.TextDelta:
-                text = cast(core.TextDelta, event).text
-                self._count(text)
-                out.append(self._chunk(b'{"text":' + dump_text(text) + b"}"))
+                out.append(self._text_part(False, cast(core.TextDelta, event).text))
             elif kind is core.ReasoningDelta:
-                text = cast(core.ReasoningDelta, event).text
-                self._count(text)
-                self._keep_reasoning(text)
-                if self.include_thoughts:
-                    out.append(self._chunk(b'{"text":' + dump_text(text) + b',"thought":true}'))
+                out.append(self._text_part(True, cast(core.ReasoningDelta, event).text))
             elif kind is core.CallEnd:
                 call = cast(core.CallEnd, event)
                 self._count(call.text)
@@ -211,6 +211,16 @@ class GeminiStream:
                 message = f"upstream answer over {self.max_answer_bytes} bytes"
                 self._failure = core.UpstreamFailure("server", message)
                 self._texts, self._thoughts, self._calls = [], [], []
+
+    def _text_part(self, thought: bool, text: str) -> bytes:
+        """The chunk of one text or reasoning delta (none for reasoning not asked for)."""
+        self._count(text)
+        if not thought:
+            return self._chunk(b'{"text":' + dump_text(text) + b"}")
+        self._keep_reasoning(text)
+        if not self.include_thoughts:
+            return b""
+        return self._chunk(b'{"text":' + dump_text(text) + b',"thought":true}')
 
     def _chunk(self, parts: bytes) -> bytes:
         if self.framing == "sse":
@@ -261,11 +271,6 @@ class GeminiStream:
             ascii_chars = len(text.encode("ascii", "ignore"))
             self._ascii += ascii_chars
             self._other += len(text) - ascii_chars
-
-
-def _no_fast_delta(kind: int, text: str) -> None:
-    """A text part is already bytes around the escaped text (``_chunk``): no template."""
-    return None
 
 
 def dump_text(text: str) -> bytes:

@@ -41,7 +41,7 @@ from ..core.responder import FrontResponder
 from .errors import ResponsesError, from_failure, invalid
 from .options import ResponsesOptions
 from .request import RequestOptions, ResponsesRequest, translate_request
-from .stream import Event, ResponseTranslator
+from .stream import ResponseTranslator
 
 if sys.version_info >= (3, 14):
     from compression import zstd
@@ -174,6 +174,7 @@ class ResponsesStream(EventStream):
     else the final response object."""
 
     translator: ResponseTranslator
+    keeps_events = False  # the result is the translator's response object
 
     def __init__(self, request: ResponsesRequest, options: ResponsesOptions) -> None:
         translator = ResponseTranslator(
@@ -185,11 +186,6 @@ class ResponsesStream(EventStream):
 
     def fail(self, failure: UpstreamFailure) -> bytes:
         return self.out(self.translator.fail(failure))
-
-    def out(self, events: list[Event]) -> bytes:
-        if not self.stream:
-            return b""  # the result is the translator's response object
-        return super().out(events)
 
     def result(self) -> Reply:
         response = self.translator.response

@@ -16,6 +16,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from .. import core
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
@@ -33,6 +35,7 @@ _DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "respons
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _NO_TEMPLATE = EventTemplate(b"", b"", b"")
+_join, _dumps = b"".join, orjson.dumps
 
 
 def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -188,7 +191,8 @@ class ResponseTranslator(Translator):
             item.parts.append(text)
         seq = self.seq
         self.seq = seq + 1
-        return template.render(seq, text)
+        # ``template.render``, inline: once per event.
+        return _join((template.head, b"%d" % seq, template.middle, _dumps(text), template.tail))
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
         item = self.open
