@@ -32,7 +32,7 @@ from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
 from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
 from toolcall_middleware.fronts.core import fastpath
 from toolcall_middleware.fronts.core.fastpath import EventTemplate
-from toolcall_middleware.fronts.core.frontstream import EventStream
+from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
 from toolcall_middleware.fronts.core.plumbing import named_events
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
@@ -308,3 +308,39 @@ def test_no_template_unless_the_number_and_text_are_placed_as_given(
         make: Callable[[int, str], dict[str, Any]]) -> None:
     assert EventTemplate.build(named_events, "k", make) is None
 
+
+
+def _item_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
+    return lambda seq, text: {"type": "delta", "sequence_number": seq, "item_id": item_id,
+                              "output_index": index, "content_index": 0, "delta": text}
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(st.tuples(st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_[0-9]{1,3}",
+                                              fullmatch=True), st.integers(0, 1 << 40)),
+                      min_size=1, max_size=5),
+       number=st.integers(0, 1 << 62), text=st.text())
+def test_item_templates_render_what_each_item_s_own_template_does(
+        items: list[tuple[str, int]], number: int, text: str) -> None:
+    translator = Translator()
+    for item_id, index in items:
+        template = translator.item_template("delta", _item_delta, item_id, index, alike="t")
+        assert template is not None
+        assert template.render(number, text) == named_events(
+            [("delta", _item_delta(item_id, index)(number, text))])
+    assert translator._item_slots[("delta", "t")] is not None  # one template for the stream
+
+
+@pytest.mark.parametrize("make", [
+    lambda i, n: _item_delta(i.upper(), n),  # not the id as given
+    lambda i, n: _item_delta(i, n + 1),  # not the index as given
+])
+def test_items_not_built_alike_get_their_own_template(
+        make: Callable[[str, int], Callable[[int, str], dict[str, Any]]]) -> None:
+    translator = Translator()
+    for item_id, index in (("rs_ab_1", 1), ("msg_ab_2", 2), ("fc_ab_0", 0)):
+        template = translator.item_template("delta", make, item_id, index, alike="t")
+        assert template is not None
+        assert template.render(5, "é\"") == named_events(
+            [("delta", make(item_id, index)(5, "é\""))])
+    assert translator._item_slots[("delta", "t")] is None

@@ -10,14 +10,25 @@ one, renders its own event from byte templates.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import Encoder, EventTemplate, FastEvent, Maker, core_event, fast_events
+from .fastpath import (
+    ITEM_ID,
+    ITEM_INDEX,
+    Encoder,
+    EventTemplate,
+    FastEvent,
+    ItemSlots,
+    Maker,
+    core_event,
+    fast_events,
+)
 from .plumbing import Reply, event_head, named_events
 from .reader import ChatReader
 
@@ -86,6 +97,34 @@ class Translator:
         if template is not None and not proved:
             self._proved_templates = self._proved_templates | {key}
         return template
+
+    #: ``item_template``'s slots per ``(kind, alike)`` in this stream (``None``: unusable).
+    _item_slots: Mapping[tuple[str, Hashable], ItemSlots | None] = MappingProxyType({})
+
+    def item_template(
+        self, kind: str, make: Callable[[str, int], Maker], item_id: str, index: int, *,
+        alike: Hashable,
+    ) -> EventTemplate | None:
+        """``template(kind, make(item_id, index), alike=alike)`` for the delta events of one
+        item of many (``make(id, index)``: the builder of that item's events, which builds
+        every item's alike, as ``alike`` says), without making one per item: the template made
+        once per stream for a sample item (``ItemSlots``), with this item's id and index put
+        in; proved equal to the usual template on the first item, else the usual template
+        every time."""
+        key = (kind, alike)
+        slots = self._item_slots.get(key, self)
+        if slots is None or isinstance(slots, ItemSlots):
+            made = None if slots is None else slots.of(item_id, index)
+            return made or self.template(kind, make(item_id, index), alike=alike)
+        usual = self.template(kind, make(item_id, index), alike=alike)
+        sample = self.template(kind, make(ITEM_ID, ITEM_INDEX), alike=alike)
+        found = None if sample is None or usual is None else ItemSlots.split(sample)
+        made = None if found is None else found.of(item_id, index)
+        if made is None or usual is None or (made.head, made.middle, made.tail) != (
+                usual.head, usual.middle, usual.tail):
+            found = None
+        self._item_slots = {**self._item_slots, key: found}
+        return usual
 
 
 class EventStream:

@@ -34,7 +34,6 @@ _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"
 _DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "response.refusal.delta"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
-_NO_TEMPLATE = EventTemplate(b"", b"", b"")
 _join, _dumps = b"".join, orjson.dumps
 
 
@@ -70,17 +69,13 @@ def _detail(usage: Mapping[str, Any], group: str, key: str) -> int:
 class _Item:
     """The open reasoning or message item."""
 
-    __slots__ = ("fast_kind", "id", "index", "kind", "parts", "template")
+    __slots__ = ("id", "index", "kind", "parts")
 
     def __init__(self, kind: str, item_id: str, index: int) -> None:
         self.kind = kind  # "reasoning", "output_text" or "refusal"
         self.id = item_id
         self.index = index
         self.parts: list[str] = []
-        #: Its delta event's bytes, for the fast path, and the kind of text it takes there
-        #: (``fastpath.REASONING`` or ``CONTENT``; -1: none).
-        self.template = _NO_TEMPLATE
-        self.fast_kind = -1
 
 
 class ResponseTranslator(Translator):
@@ -113,8 +108,13 @@ class ResponseTranslator(Translator):
         self.open: _Item | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
-        #: The open function call's arguments delta event's bytes, for the fast path.
-        self._call_template: EventTemplate | None = None
+        #: The fast path's delta event of the open item or function call: the kind of text it
+        #: takes (``fastpath.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
+        #: around the sequence number and the text, and where the item keeps its text (None:
+        #: a call, whose arguments the reader keeps).
+        self._fast_kind = -1
+        self._fast_head = self._fast_middle = self._fast_tail = b""
+        self._fast_parts: list[str] | None = None
         #: The terminal event's response object, once there is one.
         self.response: dict[str, Any] | None = None
         #: What ended the response with ``response.failed``, if anything did.
@@ -163,7 +163,8 @@ class ResponseTranslator(Translator):
                     seq = self.seq
                     self.seq = seq + 1
                     fragment = event.fragment  # type: ignore[union-attr]
-                    out.append(self._arguments_delta(call, seq, fragment))
+                    out.append(self._arguments_delta(call["id"], len(self.output) - 1, seq,
+                                                     fragment))
             elif isinstance(event, core.CallStart):
                 self._call_start(event, out)
             elif isinstance(event, core.CallEnd):
@@ -177,22 +178,29 @@ class ResponseTranslator(Translator):
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """``Translator.fast_delta``: a delta of the open item, or of the open function call,
         from its template (the general path makes every other event)."""
-        if len(text) >= LARGE_STRING:
-            return None
-        if kind == ARGUMENTS:
-            template = self._call_template
-            if template is None:
-                return b"" if self.call is not None and self.call_custom else None
-        else:
-            item = self.open
-            if item is None or item.fast_kind != kind:
-                return None
-            template = item.template
-            item.parts.append(text)
+        if kind != self._fast_kind or len(text) >= LARGE_STRING:
+            # A custom call's input is sent whole at its end: nothing for its pieces.
+            return b"" if kind == ARGUMENTS and self.call is not None and self.call_custom \
+                and len(text) < LARGE_STRING else None
+        parts = self._fast_parts
+        if parts is not None:
+            parts.append(text)
         seq = self.seq
         self.seq = seq + 1
-        # ``template.render``, inline: once per event.
-        return _join((template.head, b"%d" % seq, template.middle, _dumps(text), template.tail))
+        # ``EventTemplate.render``, inline: once per event.
+        return _join((self._fast_head, b"%d" % seq, self._fast_middle, _dumps(text),
+                      self._fast_tail))
+
+    def _fast(self, kind: int, template: EventTemplate | None,
+              parts: list[str] | None = None) -> None:
+        """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
+        if template is None:
+            self._fast_kind = -1
+        else:
+            self._fast_kind = kind
+            self._fast_head, self._fast_middle, self._fast_tail = (
+                template.head, template.middle, template.tail)
+            self._fast_parts = parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
         item = self.open
@@ -256,19 +264,21 @@ class ResponseTranslator(Translator):
             "output_index": index, "item": shell}))
         out.append((part_kind, part))
         self.output.append(shell)  # replaced by the whole item when it is done
-        delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-        template = self.template(delta_kind,
-                                 lambda seq, text: self._text_delta(item, seq, text)[1],
-                                 alike="text")
-        if template is not None:
-            item.template = template
-            item.fast_kind = _FAST_KINDS.get(kind, -1)
+        fast_kind = _FAST_KINDS.get(kind, -1)
+        if fast_kind != -1:
+            delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
+            template = self.item_template(delta_kind, lambda item_id, index: lambda seq, text:
+                                          self._text_delta(_Item(kind, item_id, index), seq,
+                                                           text)[1],
+                                          item_id, index, alike="text")
+            self._fast(fast_kind, template, item.parts)
         return item
 
     def _close_text(self) -> list[Event]:
         item, self.open = self.open, None
         if item is None:
             return []
+        self._fast_kind = -1
         text = "".join(item.parts)
         if len(text) >= LARGE_STRING:
             self.large = True
@@ -343,9 +353,11 @@ class ResponseTranslator(Translator):
         self.output.append(item)
         # None for a custom call: it takes its input whole at its end (the fast path sends
         # nothing for its pieces).
-        self._call_template = None if self.call_custom else self.template(
+        self._fast(ARGUMENTS, None if self.call_custom else self.item_template(
             "response.function_call_arguments.delta",
-            lambda seq, fragment: self._arguments_delta(item, seq, fragment)[1], alike="call")
+            lambda item_id, index: lambda seq, fragment:
+            self._arguments_delta(item_id, index, seq, fragment)[1],
+            item["id"], index, alike="call"))
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
             seq = self.seq
             self.seq = seq + 1
@@ -355,7 +367,7 @@ class ResponseTranslator(Translator):
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
-        self._call_template = None
+        self._fast_kind = -1
         if item is None:
             return
         index = self._index_of(item)
@@ -384,10 +396,11 @@ class ResponseTranslator(Translator):
             "type": "response.output_item.done", "sequence_number": seq, "output_index": index,
             "item": item}))
 
-    def _arguments_delta(self, call: dict[str, Any], seq: int, fragment: str) -> Event:
+    @staticmethod
+    def _arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
         return ("response.function_call_arguments.delta", {
             "type": "response.function_call_arguments.delta", "sequence_number": seq,
-            "item_id": call["id"], "output_index": len(self.output) - 1, "delta": fragment,
+            "item_id": item_id, "output_index": index, "delta": fragment,
         })
 
     def _index_of(self, item: dict[str, Any]) -> int:
