@@ -81,6 +81,9 @@ class CallObject:
         self._deferred: list[str] = []
         self._skip = ValueEnd()
         self._string_size = 0  # characters of the key or name being read
+        #: The arguments value while it streams (the call committed, its arguments being
+        #: read), else None: what ``take`` asks, for a shortcut to ask without a call.
+        self.streaming: ArgumentsValue | None = None
 
     @property
     def held(self) -> int:
@@ -107,7 +110,8 @@ class CallObject:
         """Take ``text`` if all of it is arguments of the call that go out as written: True,
         and ``feed`` would have made ``CallArgs(text)`` of it. False: nothing changed. (What
         a format's shortcut rests on: see ``driver.StreamParser._shortcut``.)"""
-        return self._state is _ARGUMENTS and self._committed and self._arguments.take(text)
+        streaming = self.streaming
+        return streaming is not None and streaming.take(text)
 
     def feed(self, text: str, pos: int, out: list[Event]) -> int:
         """Read ``text[pos:]``; return where reading stopped.
@@ -181,6 +185,7 @@ class CallObject:
                     return n
                 i = end
                 self._state = _AFTER_VALUE
+                self.streaming = None
                 continue
             if state is _SKIP:
                 end = self._skip.scan(text, i)
@@ -273,6 +278,8 @@ class CallObject:
         elif self._needs_arguments or not ended:
             return
         self._committed = True
+        if self._state is _ARGUMENTS:
+            self.streaming = self._arguments
         self._raw = []
         out.append(CallStart(self._name))
         if self._deferred:

@@ -49,8 +49,16 @@ class JsonCallParser(StreamParser):
         return self._object.held
 
     def _shortcut(self, text: str) -> list[Event] | None:
-        # A piece of a call's arguments that goes out as written.
-        return [CallArgs(text)] if self._object.take(text) else None
+        # A piece of a call's arguments that goes out as written (``CallObject.take``, without
+        # its call); else the object reads it, as ``_read`` would, without its state dispatch.
+        arguments = self._object.streaming
+        if arguments is not None and arguments.take(text):
+            return [CallArgs(text)]
+        out: list[Event] = []
+        stop = self._read_object(text, 0, out)
+        if stop < len(text):
+            self._pending = text[self._run(text, stop, out, final=False) :]
+        return out
 
     def _more_strays(self) -> int:
         return self._after.strays
