@@ -89,11 +89,13 @@ class ChoiceRewriter:
         self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = CONTENT
 
-    def text(self, fields: tuple[str, ...], text: str) -> list[Delta] | None:
+    def text(self, fields: tuple[str, ...], text: str) -> Delta | list[Delta] | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
         and no finish. Most deltas are plain text (echoed) or one piece of arguments.
 
-        The deltas that replace it (none: nothing to send), or ``None`` when it is unchanged.
+        The one delta that replaces it (a dict: no list is made for the usual case), the
+        deltas that replace it (a list; none: nothing to send), or ``None`` when it is
+        unchanged.
         """
         events = self.parser.feed(text)
         if self._think is not None:
@@ -116,7 +118,7 @@ class ChoiceRewriter:
                 if not self.text_only:
                     self.has_calls = True
                 self._count_fed(text)
-                return [dict.fromkeys(fields, event.text)]
+                return dict.fromkeys(fields, event.text)
             # One call event: its entry replaces the text (none when buffered).
             if type(event) is CallArgs:
                 entries = self.calls.arguments(event.fragment)
@@ -129,7 +131,7 @@ class ChoiceRewriter:
                 self.idle = self.text_only = False
                 self.lag = -1
                 self._count_fed(text)
-                return [dict.fromkeys(self._reasoning_fields or fields, event.text)]
+                return dict.fromkeys(self._reasoning_fields or fields, event.text)
             else:
                 return self._deltas({}, [(fields, text, events)], None)[0]
             self.idle = self.text_only = False
@@ -138,7 +140,7 @@ class ChoiceRewriter:
             self._unchecked += len(text)  # _count_fed, inline on the path most deltas take
             if self._unchecked >= CHECK_EVERY:
                 self.exceeded = self._check_held()
-            return [{"tool_calls": entries}] if entries else []
+            return {"tool_calls": entries} if entries else []
         if not events and text:  # all of it was markup, or is held back: nothing to send
             self.idle = False
             self.text_only = self._count_text(text, events)
@@ -161,8 +163,8 @@ class ChoiceRewriter:
                 deltas = self.text(fields, text)
                 if deltas is None:
                     return None
-                if len(deltas) == 1:  # spread_choices' first case, inline: most deltas
-                    choice["delta"] = deltas[0]
+                if isinstance(deltas, dict):  # spread_choices' first case, inline: most deltas
+                    choice["delta"] = deltas
                     return [choice]
                 return spread_choices(choice, deltas, None)
             if len(delta) == 1:

@@ -142,16 +142,18 @@ class ChunkRewriter:
             return None
         self._last = template.meta
         deltas = rewriter.text(fields, text)
-        delta = chunks = None
-        if deltas is not None:
-            if len(deltas) == 1:
-                delta = deltas[0]
-            elif deltas:
-                chunks = self._spread(template.meta, spread_choices(template.choice, deltas, None))
-            else:
-                chunks = []  # (a template's chunk carries no usage for an empty output to keep)
         rewrite = self._rewrite  # (``_refill``, inline: once per event read through a template)
-        rewrite.chunks, rewrite.delta = chunks, delta
+        if isinstance(deltas, dict):  # one delta: most events that change
+            rewrite.chunks, rewrite.delta = None, deltas
+        elif not deltas:  # unchanged (``None``), or nothing to send (``[]``: a template's
+            # chunk carries no usage for an empty output to keep)
+            rewrite.chunks, rewrite.delta = deltas, None
+        elif len(deltas) == 1:
+            rewrite.chunks, rewrite.delta = None, deltas[0]
+        else:
+            rewrite.chunks = self._spread(template.meta,
+                                          spread_choices(template.choice, deltas, None))
+            rewrite.delta = None
         rewrite.text_only, rewrite.lagging = rewriter.text_only, rewriter.lag != 0
         rewrite.idle, rewrite.exceeded = rewriter.idle, rewriter.exceeded
         return rewrite
