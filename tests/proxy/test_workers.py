@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -95,6 +96,90 @@ def test_two_workers_serve_concurrent_streams_and_metrics_sum_them(tmp_path: Pat
                 client.close()
         assert served.stop() == 0
     assert metrics_dirs(tmp) == []  # removed at exit
+
+
+def workers_of_a_burst(url: str, count: int) -> list[int]:
+    """The worker of each of ``count`` connections opened back to back before any request is
+    sent: on loopback the kernel completes each handshake at once, so all are queued before a
+    worker wakes, the way a burst of clients arrives."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    connections = [socket.create_connection((host, int(port)), timeout=30)
+                   for _ in range(count)]
+    request = b"GET /debug/tool-calls HTTP/1.1\r\nHost: t\r\nX-Admin-Key: k\r\n" \
+              b"Connection: close\r\n\r\n"
+    pids = []
+    for connection in connections:
+        with connection:
+            connection.sendall(request)
+            answer = b"".join(iter(lambda c=connection: c.recv(65536), b""))  # to the close
+            pids.append(orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["worker_pid"])
+    return pids
+
+
+def test_a_burst_of_connections_is_spread_over_the_workers(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        for clients in connections_by_worker(served.url, workers=2, each=1).values():
+            clients[0].close()  # both workers listen
+        pids = workers_of_a_burst(served.url, 60)
+        assert served.stop() == 0
+    # Each connection goes to one worker or the other with even odds (the kernel's hash), so
+    # a worker gets fewer than 15 of 60 (25%) with probability 2 * P(Binomial(60, 1/2) <= 14)
+    # = 4.2e-5 (1 run in 23,700). On one socket shared by both workers, the worker that woke
+    # first accepted the whole queue: fewer than 15 in 9 rounds of 10, all 60 in 4.
+    assert len(pids) == 60
+    assert min(pids.count(pid) for pid in set(pids)) >= 15 and len(set(pids)) == 2, pids
+
+
+def test_a_port_in_use_stops_serve_and_leaves_the_running_one_alone(tmp_path: Path) -> None:
+    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
+                       log_dir=tmp_path) as served:
+        port = served.url.rsplit(":", 1)[1]
+        pids = set(connections_by_worker(served.url, workers=2, each=1))
+        # A second serve on the port would join the first's SO_REUSEPORT group unchecked.
+        second = subprocess.run(
+            [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
+             "--port", port], capture_output=True, text=True, timeout=60,
+        )
+        assert second.returncode == 3 and "Address already in use" in second.stderr
+        for _ in range(20):  # the first's workers still take every connection
+            with httpx.Client(base_url=served.url, timeout=10) as client:
+                assert client.get("/debug/tool-calls", headers=ADMIN).json()["worker_pid"] in pids
+        assert served.stop() == 0
+
+
+def test_port_zero_gives_every_worker_the_same_port(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
+         "--port", "0"],
+        env={**os.environ, "TOOLCALL_ADMIN_KEY": "k", "TMPDIR": str(tmp_path)},
+        stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "Uvicorn running on http://127.0.0.1:" not in (text := log.read_text()):
+            assert process.poll() is None and time.monotonic() < deadline, text
+            time.sleep(0.1)
+        port = int(text.split("Uvicorn running on http://127.0.0.1:", 1)[1].split()[0])
+        assert port != 0
+        url = f"http://127.0.0.1:{port}"
+        while True:  # until both workers answer
+            try:
+                by_worker = connections_by_worker(url, workers=2, each=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert len(by_worker) == 2
+        for clients in by_worker.values():
+            clients[0].close()
+        process.terminate()
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
 
 
 def test_every_worker_runs_with_the_configuration_the_command_resolved(tmp_path: Path) -> None:

@@ -4,5 +4,6 @@
 ``ToolCallMiddleware`` on it; ``front`` answers /healthz and the operational routes and writes
 the access log; ``checks`` refuses requests a proxy must not forward; ``serve`` is the command,
 ``logs`` its JSON log lines. ``server`` runs one process (uvicorn, draining on SIGTERM),
-``workers`` supervises several on one port; ``drain`` and ``cut`` end what a drain outlasts.
+``workers`` supervises several on one port (``listeners`` gives each its socket); ``drain``
+and ``cut`` end what a drain outlasts.
 """

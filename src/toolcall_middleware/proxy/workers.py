@@ -1,6 +1,8 @@
-"""``toolcall serve --workers N``: N processes accepting on one listening socket.
+"""``toolcall serve --workers N``: N processes accepting on one port.
 
-The command's process binds the socket, then supervises: each worker is a fresh interpreter
+The command's process checks and holds the port (``listeners.py``: on Linux each worker binds
+its own ``SO_REUSEPORT`` socket and the kernel spreads connections over them; elsewhere they
+share the command's socket), then supervises: each worker is a fresh interpreter
 (``spawn``) that receives the resolved ``ServeConfig`` itself (pickled, so flags, environment
 and file resolve once and every worker runs with the same values, secrets out of the
 environment) and serves every API as a single process does (``server.py``). A worker that dies
@@ -20,7 +22,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import threading
@@ -32,6 +33,8 @@ from types import FrameType
 
 from .. import metrics
 from ..config import ServeConfig
+from .listeners import Listener, bind_listener, listening_socket
+from .logs import configure_logging
 from .server import serve_process, uvicorn_config
 
 log = logging.getLogger("toolcall_middleware.serve")
@@ -39,9 +42,16 @@ log = logging.getLogger("toolcall_middleware.serve")
 spawn = multiprocessing.get_context("spawn")
 
 
-def run_worker(config: ServeConfig, sock: socket.socket, ready: Event) -> None:
+def run_worker(config: ServeConfig, listener: Listener, ready: Event) -> None:
     """A worker process's entry point."""
     threading.Thread(target=_drain_when_orphaned, daemon=True, name="parent-watch").start()
+    configure_logging(config.settings.log_level)
+    try:
+        sock = listening_socket(listener)
+    except OSError as exc:
+        log.error("worker_bind_failed", extra={"fields": {
+            "event": "worker_bind_failed", "error": str(exc)}})
+        sys.exit(1)
     sys.exit(serve_process(config, [sock], on_started=ready.set))
 
 
@@ -55,10 +65,10 @@ def _drain_when_orphaned() -> None:
 
 
 class Worker:
-    def __init__(self, config: ServeConfig, sock: socket.socket) -> None:
+    def __init__(self, config: ServeConfig, listener: Listener) -> None:
         self.ready = spawn.Event()
         self.process: BaseProcess = spawn.Process(
-            target=run_worker, args=(config, sock, self.ready), name="toolcall-worker"
+            target=run_worker, args=(config, listener, self.ready), name="toolcall-worker"
         )
         self.process.start()
 
@@ -85,7 +95,7 @@ def serve_workers(config: ServeConfig) -> int:
     def on_signal(sig: int, frame: FrameType | None) -> None:
         stop.set()
 
-    sock = uvicorn_config(None, config).bind_socket()
+    listener, held = bind_listener(uvicorn_config(None, config))
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     workers: list[Worker] = []
     status = 0
@@ -93,13 +103,13 @@ def serve_workers(config: ServeConfig) -> int:
         with multiprocess_metrics(config):
             try:
                 for _ in range(config.settings.workers):
-                    workers.append(Worker(config, sock))
+                    workers.append(Worker(config, listener))
                 while not stop.wait(0.5):
-                    status = _replace_dead(workers, config, sock)
+                    status = _replace_dead(workers, config, listener)
                     if status:
                         break
             finally:
-                sock.close()  # the workers hold their own copies; they close them as they drain
+                held.close()  # the workers hold their own sockets; they close them as they drain
                 for worker in workers:
                     if worker.process.is_alive() and worker.process.pid is not None:
                         os.kill(worker.process.pid, signal.SIGTERM)
@@ -112,7 +122,7 @@ def serve_workers(config: ServeConfig) -> int:
     return status or (1 if failed else 0)
 
 
-def _replace_dead(workers: list[Worker], config: ServeConfig, sock: socket.socket) -> int:
+def _replace_dead(workers: list[Worker], config: ServeConfig, listener: Listener) -> int:
     """Replace each worker that died; non-zero: one could not start, stop them all."""
     for i, worker in enumerate(workers):
         process = worker.process
@@ -124,5 +134,5 @@ def _replace_dead(workers: list[Worker], config: ServeConfig, sock: socket.socke
             return 1
         log.warning("worker_died", extra={"fields": {
             "event": "worker_died", "pid": process.pid, "exitcode": process.exitcode}})
-        workers[i] = Worker(config, sock)
+        workers[i] = Worker(config, listener)
     return 0
