@@ -26,19 +26,39 @@ from bench_stream import MODEL, build_events, upstream
 from toolcall_middleware import AnthropicMiddleware, ResponsesMiddleware, ToolCallMiddleware
 from toolcall_middleware.asgi import Message
 
-TOOLS = [{"name": n, "parameters": {"type": "object", "properties": {
-    "command": {"type": "string"}}}} for n in ("bash", "read")]
+TOOLS = [
+    {"name": n, "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}
+    for n in ("bash", "read")
+]
 REQUESTS = {
-    "chat": ("/v1/chat/completions", {
-        "model": MODEL, "stream": True, "messages": [{"role": "user", "content": "go"}],
-        "tools": [{"type": "function", "function": t} for t in TOOLS]}),
-    "responses": ("/v1/responses", {
-        "model": MODEL, "stream": True, "input": "go",
-        "tools": [{"type": "function", **t} for t in TOOLS]}),
-    "anthropic": ("/v1/messages", {
-        "model": MODEL, "stream": True, "max_tokens": 1000,
-        "messages": [{"role": "user", "content": "go"}],
-        "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in TOOLS]}),
+    "chat": (
+        "/v1/chat/completions",
+        {
+            "model": MODEL,
+            "stream": True,
+            "messages": [{"role": "user", "content": "go"}],
+            "tools": [{"type": "function", "function": t} for t in TOOLS],
+        },
+    ),
+    "responses": (
+        "/v1/responses",
+        {
+            "model": MODEL,
+            "stream": True,
+            "input": "go",
+            "tools": [{"type": "function", **t} for t in TOOLS],
+        },
+    ),
+    "anthropic": (
+        "/v1/messages",
+        {
+            "model": MODEL,
+            "stream": True,
+            "max_tokens": 1000,
+            "messages": [{"role": "user", "content": "go"}],
+            "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in TOOLS],
+        },
+    ),
 }
 
 
@@ -96,15 +116,18 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print("µs per upstream event, best of several runs")
-    print(f"{'events':>8} {'chat':>7} {'responses':>10} {'added':>7} {'anthropic':>10} "
-          f"{'added':>7}")
+    print(
+        f"{'events':>8} {'chat':>7} {'responses':>10} {'added':>7} {'anthropic':>10} {'added':>7}"
+    )
     added: dict[int, dict[str, float]] = {}
     for size in sizes:
         r = measure(size)
         added[size] = {f: r[f] - r["chat"] for f in ("responses", "anthropic")}
-        print(f"{size:>8} {r['chat']:>7.2f} {r['responses']:>10.2f} "
-              f"{added[size]['responses']:>7.2f} {r['anthropic']:>10.2f} "
-              f"{added[size]['anthropic']:>7.2f}")
+        print(
+            f"{size:>8} {r['chat']:>7.2f} {r['responses']:>10.2f} "
+            f"{added[size]['responses']:>7.2f} {r['anthropic']:>10.2f} "
+            f"{added[size]['anthropic']:>7.2f}"
+        )
     if len(sizes) > 1:
         for front in ("responses", "anthropic"):
             ratio = added[sizes[-1]][front] / added[sizes[0]][front]

@@ -37,29 +37,52 @@ from toolcall_middleware.fronts.gemini.response import new_call_id
 from toolcall_middleware.sse import SSEDecoder
 
 PARAMETERS = {"type": "object", "properties": {"command": {"type": "string"}}}
-GEMINI = orjson.dumps({
-    "contents": [{"role": "user", "parts": [{"text": "go"}]}],
-    "tools": [{"functionDeclarations": [{"name": n, "parametersJsonSchema": PARAMETERS}
-                                        for n in ("bash", "read")]}],
-    "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
-})
+GEMINI = orjson.dumps(
+    {
+        "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {"name": n, "parametersJsonSchema": PARAMETERS} for n in ("bash", "read")
+                ]
+            }
+        ],
+        "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+    }
+)
 #: The session ends as a model's does: a finish reason, then usage (without them the front
 #: ends the stream with an error, which is not the path measured here).
-END = [b"data: " + orjson.dumps(doc) + b"\n\n" for doc in (
-    {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1, "model": MODEL,
-     "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1, "model": MODEL,
-     "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}},
-)]
-PATHS = {"chat": ("/v1/chat/completions", b"", REQUEST),
-         "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent", b"alt=sse", GEMINI)}
+END = [
+    b"data: " + orjson.dumps(doc) + b"\n\n"
+    for doc in (
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        },
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": MODEL,
+            "choices": [],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+    )
+]
+PATHS = {
+    "chat": ("/v1/chat/completions", b"", REQUEST),
+    "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent", b"alt=sse", GEMINI),
+}
 
 
-async def drive(app: Callable[..., Any], path: str, query: bytes, body: bytes,
-                sink: list[bytes] | None = None) -> bytes:
+async def drive(
+    app: Callable[..., Any], path: str, query: bytes, body: bytes, sink: list[bytes] | None = None
+) -> bytes:
     """One request; the last body bytes sent (and all of them in ``sink``)."""
-    scope = {"type": "http", "method": "POST", "path": path, "headers": [],
-             "query_string": query}
+    scope = {"type": "http", "method": "POST", "path": path, "headers": [], "query_string": query}
     last = b""
     sent = False
 
@@ -112,8 +135,12 @@ def measure_encoding(deltas: int) -> dict[str, float]:
     path, query, body = PATHS["chat"]
     anyio.run(drive, chat, path, query, body, sink)
     decoder = SSEDecoder()
-    chunks = [orjson.loads(e.data) for piece in sink for e in decoder.feed(piece)
-              if e.data and e.data != b"[DONE]"]
+    chunks = [
+        orjson.loads(e.data)
+        for piece in sink
+        for e in decoder.feed(piece)
+        if e.data and e.data != b"[DONE]"
+    ]
     request = translate_request(orjson.loads(GEMINI), MODEL, stream=True)
 
     def reader() -> None:
@@ -153,8 +180,10 @@ def main() -> None:
         added[size] = r["gemini"] - r["chat"]
         print(f"{size:>8} {r['chat']:>7.2f} {r['gemini']:>8.2f} {added[size]:>7.2f}")
     if len(sizes) > 1:
-        print(f"added cost at {sizes[-1]} vs {sizes[0]} events: "
-              f"{added[sizes[-1]] / added[sizes[0]]:.2f}x")
+        print(
+            f"added cost at {sizes[-1]} vs {sizes[0]} events: "
+            f"{added[sizes[-1]] / added[sizes[0]]:.2f}x"
+        )
     print("\nsans-I/O, µs per upstream event")
     print(f"{'events':>8} {'reader':>7} {'reader+gemini':>14} {'encoding':>9}")
     encoding: dict[int, float] = {}
@@ -163,8 +192,10 @@ def main() -> None:
         encoding[size] = r["gemini"] - r["reader"]
         print(f"{size:>8} {r['reader']:>7.2f} {r['gemini']:>14.2f} {encoding[size]:>9.2f}")
     if len(sizes) > 1:
-        print(f"encoding cost at {sizes[-1]} vs {sizes[0]} events: "
-              f"{encoding[sizes[-1]] / encoding[sizes[0]]:.2f}x")
+        print(
+            f"encoding cost at {sizes[-1]} vs {sizes[0]} events: "
+            f"{encoding[sizes[-1]] / encoding[sizes[0]]:.2f}x"
+        )
 
 
 if __name__ == "__main__":

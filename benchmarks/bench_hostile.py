@@ -47,13 +47,26 @@ from toolcall_middleware.replay import run_app
 READ = 150
 SIZES = {"100k": 100 * 1024, "900k": 900 * 1024}
 KIMI_CALL = "<|tool_call_begin|>call_9<|tool_call_argument_begin|>"
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
-    "type": "object", "properties": {"path": {"type": "array"}}}}} for n in ("bash", "read")]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": n,
+            "parameters": {"type": "object", "properties": {"path": {"type": "array"}}},
+        },
+    }
+    for n in ("bash", "read")
+]
 
 
 def chunk(delta: dict[str, str], finish: str | None = None) -> bytes:
-    body = {"id": "chatcmpl-h", "object": "chat.completion.chunk", "created": 1,
-            "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "chatcmpl-h",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + orjson.dumps(body) + b"\n\n"
 
 
@@ -62,8 +75,14 @@ def large_event(size: int) -> bytes:
 
 
 def request(model: str) -> bytes:
-    return orjson.dumps({"model": model, "stream": True, "tools": TOOLS,
-                         "messages": [{"role": "user", "content": "hi"}]})
+    return orjson.dumps(
+        {
+            "model": model,
+            "stream": True,
+            "tools": TOOLS,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+    )
 
 
 # --- 1. a slow large event, by direct ASGI calls ---------------------------------------------
@@ -72,11 +91,17 @@ def request(model: str) -> bytes:
 def trickling_app(body: bytes) -> Any:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for i in range(0, len(body), READ):
-            await send({"type": "http.response.body", "body": body[i : i + READ],
-                        "more_body": True})
+            await send(
+                {"type": "http.response.body", "body": body[i : i + READ], "more_body": True}
+            )
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
@@ -94,8 +119,9 @@ class Pieces(httpx.AsyncByteStream):
 def proxy_app() -> Any:
     async def handler(request: httpx.Request) -> httpx.Response:
         size = SIZES[orjson.loads(await request.aread())["model"]]
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              stream=Pieces(large_event(size)))
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=Pieces(large_event(size))
+        )
 
     config = load_serve_config({"upstream": "http://upstream.test", "access_log": False}, env={})
     return create_proxy_app(config, transport=httpx.MockTransport(handler))
@@ -118,14 +144,26 @@ def slow_large_event() -> None:
         per_kib = {}
         for label, size in SIZES.items():
             body = request(label)
-            headers = [(b"content-type", b"application/json"),
-                       (b"content-length", b"%d" % len(body))]
-            target = make if make is not None else ToolCallMiddleware(
-                trickling_app(large_event(size)), "kimi_k2", metrics=False,
-                max_buffered_bytes=2 * size)
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
+            target = (
+                make
+                if make is not None
+                else ToolCallMiddleware(
+                    trickling_app(large_event(size)),
+                    "kimi_k2",
+                    metrics=False,
+                    max_buffered_bytes=2 * size,
+                )
+            )
 
-            async def run(target: Any = target, body: bytes = body,
-                          headers: list[tuple[bytes, bytes]] = headers) -> None:
+            async def run(
+                target: Any = target,
+                body: bytes = body,
+                headers: list[tuple[bytes, bytes]] = headers,
+            ) -> None:
                 await run_app(target, body, headers=headers)
 
             seconds = cpu_of(run)
@@ -145,8 +183,13 @@ async def hostile_upstream(scope: Any, receive: Any, send: Any) -> None:
         if not message.get("more_body"):
             break
     model = orjson.loads(body)["model"] if body else ""
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"text/event-stream")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"text/event-stream")],
+        }
+    )
 
     async def out(data: bytes) -> None:
         await send({"type": "http.response.body", "body": data, "more_body": True})
@@ -205,9 +248,12 @@ async def one(proxy_url: str, model: str, pid: int) -> str:
     first = 0.0
     received = bytearray()
     headers = {"content-type": "application/json"}
-    async with httpx.AsyncClient(timeout=60, trust_env=False) as client, client.stream(
-        "POST", proxy_url + "/v1/chat/completions", content=request(model), headers=headers
-    ) as response:
+    async with (
+        httpx.AsyncClient(timeout=60, trust_env=False) as client,
+        client.stream(
+            "POST", proxy_url + "/v1/chat/completions", content=request(model), headers=headers
+        ) as response,
+    ):
         async for piece in response.aiter_raw():
             if not first:
                 first = time.monotonic() - started
@@ -216,8 +262,10 @@ async def one(proxy_url: str, model: str, pid: int) -> str:
     done.set()
     await sampler
     cpu = cpu_seconds(pid) - cpu
-    return (f"{model:<15} {response.status_code:>4} {len(received) / 1024:>9.1f} {first:>7.2f} "
-            f"{elapsed:>7.2f} {cpu:>6.2f} {peak[0]:>8.1f}   {outcome(bytes(received))}")
+    return (
+        f"{model:<15} {response.status_code:>4} {len(received) / 1024:>9.1f} {first:>7.2f} "
+        f"{elapsed:>7.2f} {cpu:>6.2f} {peak[0]:>8.1f}   {outcome(bytes(received))}"
+    )
 
 
 def outcome(body: bytes) -> str:
@@ -239,11 +287,25 @@ def serve(app: Any, port: int) -> uvicorn.Server:
 def hostile_serve() -> None:
     up_port, proxy_port = free_port(), free_port()
     upstream = serve(hostile_upstream, up_port)
-    env = {**os.environ, "TOOLCALL_ACCESS_LOG": "false", "TOOLCALL_LOG_LEVEL": "error",
-           "TOOLCALL_PROVIDER_OVERRIDES": ",".join(f"{m}={p}" for m, p in SCENARIOS.items())}
-    proxy = subprocess.Popen([sys.executable, "-m", "toolcall_middleware.cli", "serve",
-                              "--upstream", f"http://127.0.0.1:{up_port}",
-                              "--port", str(proxy_port)], env=env)
+    env = {
+        **os.environ,
+        "TOOLCALL_ACCESS_LOG": "false",
+        "TOOLCALL_LOG_LEVEL": "error",
+        "TOOLCALL_PROVIDER_OVERRIDES": ",".join(f"{m}={p}" for m, p in SCENARIOS.items()),
+    }
+    proxy = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolcall_middleware.cli",
+            "serve",
+            "--upstream",
+            f"http://127.0.0.1:{up_port}",
+            "--port",
+            str(proxy_port),
+        ],
+        env=env,
+    )
     proxy_url = f"http://127.0.0.1:{proxy_port}"
     try:
         deadline = time.monotonic() + 30
@@ -255,10 +317,14 @@ def hostile_serve() -> None:
                 if proxy.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("toolcall serve did not start") from None
                 time.sleep(0.05)
-        print("\n2. toolcall serve in front of a hostile upstream "
-              f"(proxy pid {proxy.pid}, {rss_mib(proxy.pid):.1f} MiB idle)")
-        print(f"{'scenario':<15} {'code':>4} {'KiB out':>9} {'first s':>7} {'last s':>7} "
-              f"{'CPU s':>6} {'peak MiB':>8}")
+        print(
+            "\n2. toolcall serve in front of a hostile upstream "
+            f"(proxy pid {proxy.pid}, {rss_mib(proxy.pid):.1f} MiB idle)"
+        )
+        print(
+            f"{'scenario':<15} {'code':>4} {'KiB out':>9} {'first s':>7} {'last s':>7} "
+            f"{'CPU s':>6} {'peak MiB':>8}"
+        )
         for model in SCENARIOS:
             print(asyncio.run(one(proxy_url, model, proxy.pid)), flush=True)
     finally:

@@ -28,8 +28,10 @@ from toolcall_middleware.parsers.driver import StreamParser
 from toolcall_middleware.parsers.sniff import TOOL_CALL_FORMATS
 
 CONTEXT = ParserContext(
-    tools=(Tool("bash", {"type": "object", "properties": {"command": {"type": "string"}}}),
-           Tool("read"))
+    tools=(
+        Tool("bash", {"type": "object", "properties": {"command": {"type": "string"}}}),
+        Tool("read"),
+    )
 )
 
 
@@ -66,8 +68,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     print("ns per content delta, best of several runs; gain = (no shortcut) / feed")
-    print(f"{'format':<12}{'deltas':>7}{'feed':>7}{'no shortcut':>12}{'steps':>7}{'gain':>6}"
-          f"{'sniff':>8}{'sniff/feed':>11}")
+    print(
+        f"{'format':<12}{'deltas':>7}{'feed':>7}{'no shortcut':>12}{'steps':>7}{'gain':>6}"
+        f"{'sniff':>8}{'sniff/feed':>11}"
+    )
     sniffed = {name for name, fmt in formats().items() if fmt.sniff_markers}
     sniffed.update(TOOL_CALL_FORMATS)
     for name in args.formats.split(","):

@@ -49,17 +49,61 @@ MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "hermes": "NousResearch/Hermes-
 # A tool call as a model server streams it, one token per event (special tokens whole).
 MARKUP = {
     "kimi": [
-        "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions", ".bash", ":0",
-        "<|tool_call_argument_begin|>", '{"', "command", '":', ' "', "ls", " -la", '"}',
-        "<|tool_call_end|>", "<|tool_calls_section_end|>",
+        "<|tool_calls_section_begin|>",
+        "<|tool_call_begin|>",
+        "functions",
+        ".bash",
+        ":0",
+        "<|tool_call_argument_begin|>",
+        '{"',
+        "command",
+        '":',
+        ' "',
+        "ls",
+        " -la",
+        '"}',
+        "<|tool_call_end|>",
+        "<|tool_calls_section_end|>",
     ],
     "hermes": [
-        "<tool_call>", "\n", '{"', "name", '":', ' "', "bash", '",', ' "', "arguments", '":',
-        ' {"', "command", '":', ' "', "ls", " -la", '"}}', "\n", "</tool_call>",
+        "<tool_call>",
+        "\n",
+        '{"',
+        "name",
+        '":',
+        ' "',
+        "bash",
+        '",',
+        ' "',
+        "arguments",
+        '":',
+        ' {"',
+        "command",
+        '":',
+        ' "',
+        "ls",
+        " -la",
+        '"}}',
+        "\n",
+        "</tool_call>",
     ],
 }
-WORDS = ("The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog,", "then", "lists",
-         "the", "files", "here.")
+WORDS = (
+    "The",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "the",
+    "lazy",
+    "dog,",
+    "then",
+    "lists",
+    "the",
+    "files",
+    "here.",
+)
 
 
 # --- the fake upstream (its own process) -----------------------------------------------------
@@ -116,8 +160,15 @@ async def upstream_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 def serve_upstream(port: int) -> None:
     import uvicorn
 
-    uvicorn.run(upstream_app, host="127.0.0.1", port=port, log_level="warning",
-                access_log=False, lifespan="off", backlog=4096)
+    uvicorn.run(
+        upstream_app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        backlog=4096,
+    )
 
 
 # --- the proxies under test ------------------------------------------------------------------
@@ -171,8 +222,16 @@ def started(name: str, argv: list[str], port: int, ready: str, **kwargs: Any) ->
 
 def toolcall_serve(upstream: str, workers: int | None = None) -> tuple[list[str], int]:
     port = free_port()
-    argv = [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--upstream", upstream,
-            "--port", str(port)]
+    argv = [
+        sys.executable,
+        "-m",
+        "toolcall_middleware.cli",
+        "serve",
+        "--upstream",
+        upstream,
+        "--port",
+        str(port),
+    ]
     if workers is not None:
         argv += ["--workers", str(workers)]
     return argv, port
@@ -181,7 +240,9 @@ def toolcall_serve(upstream: str, workers: int | None = None) -> tuple[list[str]
 def serve_accepts_workers() -> bool:
     help_text = subprocess.run(
         [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--help"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout
     return "--workers" in help_text
 
@@ -224,8 +285,9 @@ def nginx(upstream_port: int, workers: int = 1) -> Iterator[Proxy | None]:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         conf = Path(tmp, "nginx.conf")
-        conf.write_text(NGINX_CONF.format(workers=workers, dir=tmp, upstream=upstream_port,
-                                          port=port))
+        conf.write_text(
+            NGINX_CONF.format(workers=workers, dir=tmp, upstream=upstream_port, port=port)
+        )
         with started("nginx", [binary, "-c", str(conf), "-p", tmp], port, "/") as proxy:
             yield proxy
 
@@ -295,7 +357,12 @@ def http_request(body: dict[str, Any]) -> bytes:
 
 
 def run_phase(
-    proxy: Proxy, streams: int, events: int, pace: float, ramp: float, markup: str | None,
+    proxy: Proxy,
+    streams: int,
+    events: int,
+    pace: float,
+    ramp: float,
+    markup: str | None,
     tools: bool,
 ) -> Phase:
     body: dict[str, Any] = {
@@ -313,8 +380,7 @@ def run_phase(
 
     async def load() -> list[str | None]:
         return await asyncio.gather(
-            *(one_stream(proxy.port, request, ramp * i / streams, repaired)
-              for i in range(streams))
+            *(one_stream(proxy.port, request, ramp * i / streams, repaired) for i in range(streams))
         )
 
     cpu = tree_cpu_seconds(proxy.pid)
@@ -353,21 +419,33 @@ def main() -> int:
     up_port = free_port()
     up_url = f"http://127.0.0.1:{up_port}"
     with ExitStack() as stack:
-        stack.enter_context(started(
-            "upstream", [sys.executable, __file__, "--serve-upstream", str(up_port)], up_port, "/"
-        ))
+        stack.enter_context(
+            started(
+                "upstream",
+                [sys.executable, __file__, "--serve-upstream", str(up_port)],
+                up_port,
+                "/",
+            )
+        )
         argv, port = toolcall_serve(up_url)
         serve = stack.enter_context(started("toolcall serve", argv, port, "/healthz"))
         naive_port = free_port()
-        naive = stack.enter_context(started(
-            "naive", [sys.executable, str(HERE / "naive_proxy.py"), up_url, str(naive_port)],
-            naive_port, "/",
-        ))
+        naive = stack.enter_context(
+            started(
+                "naive",
+                [sys.executable, str(HERE / "naive_proxy.py"), up_url, str(naive_port)],
+                naive_port,
+                "/",
+            )
+        )
         nginx_proxy = stack.enter_context(nginx(up_port))
         loop_impl = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
         http_impl = "httptools" if importlib.util.find_spec("httptools") else "h11"
-        print(f"uvicorn loop {loop_impl}, http {http_impl}; "
-              f"nginx {'found' if nginx_proxy else 'not installed'}", flush=True)
+        print(
+            f"uvicorn loop {loop_impl}, http {http_impl}; "
+            f"nginx {'found' if nginx_proxy else 'not installed'}",
+            flush=True,
+        )
 
         Run = Callable[[], Phase]
         paced: dict[str, tuple[Run, list[Phase]]] = {}
@@ -375,8 +453,9 @@ def main() -> int:
 
         def add(label: str, proxy: Proxy, markup: str | None, tools: bool) -> None:
             def run() -> Phase:
-                return run_phase(proxy, args.streams, args.events, args.pace, args.ramp,
-                                 markup, tools)
+                return run_phase(
+                    proxy, args.streams, args.events, args.pace, args.ramp, markup, tools
+                )
 
             paced[label] = (run, [])
 
@@ -389,9 +468,12 @@ def main() -> int:
         for proxy in (serve, naive, nginx_proxy):
             if proxy is not None:
                 run_phase(proxy, 4, 20, 0.0, 0.0, args.markup, True)
-        print(f"paced: {args.streams} streams x {args.events} events, one every "
-              f"{args.pace * 1000:g} ms each ({args.streams / args.pace:.0f} events/s offered), "
-              f"{args.rounds} round(s)", flush=True)
+        print(
+            f"paced: {args.streams} streams x {args.events} events, one every "
+            f"{args.pace * 1000:g} ms each ({args.streams / args.pace:.0f} events/s offered), "
+            f"{args.rounds} round(s)",
+            flush=True,
+        )
         for _ in range(args.rounds):
             for run, rounds in paced.values():
                 rounds.append(run())
@@ -402,22 +484,30 @@ def main() -> int:
                 totals[label].add(phase)
         naive_us = totals[naive_label].us_per_event
         nginx_us = totals["nginx (proxy_buffering off)"].us_per_event if nginx_proxy else None
-        print(f"{'proxy':<40} {'CPU/event':>10} {'vs naive':>9} {'vs nginx':>9} {'streams ok':>11}"
-              f"  {'vs naive, each round':>20}")
+        print(
+            f"{'proxy':<40} {'CPU/event':>10} {'vs naive':>9} {'vs nginx':>9} {'streams ok':>11}"
+            f"  {'vs naive, each round':>20}"
+        )
         failures: list[str] = []
         for label, total in totals.items():
             us = total.us_per_event
             # Each round against the naive proxy's round next to it (the same background load).
-            each = sorted(phase.us_per_event / naive.us_per_event
-                          for phase, naive in zip(paced[label][1], paced[naive_label][1],
-                                                  strict=True) if naive.events)
+            each = sorted(
+                phase.us_per_event / naive.us_per_event
+                for phase, naive in zip(paced[label][1], paced[naive_label][1], strict=True)
+                if naive.events
+            )
             spread = f"{each[0]:.2f}-{each[-1]:.2f}x" if each else "n/a"
-            print(f"{label:<40} {us:8.1f} us {ratio(us, naive_us):>9} {ratio(us, nginx_us):>9} "
-                  f"{total.streams_ok:>5}/{total.streams}  {spread:>20}")
+            print(
+                f"{label:<40} {us:8.1f} us {ratio(us, naive_us):>9} {ratio(us, nginx_us):>9} "
+                f"{total.streams_ok:>5}/{total.streams}  {spread:>20}"
+            )
             failures += [f"{label}: {e}" for e in total.errors]
 
-        print(f"saturation: {args.sat_streams} streams x {args.sat_events} events, unpaced",
-              flush=True)
+        print(
+            f"saturation: {args.sat_streams} streams x {args.sat_events} events, unpaced",
+            flush=True,
+        )
         sat: list[tuple[str, Phase | None]] = []
 
         def saturate(proxy: Proxy) -> Phase:
@@ -439,8 +529,10 @@ def main() -> int:
             if result is None:
                 print(f"{label:<40} {'n/a':>10} {'n/a':>10}   (serve has no --workers)")
                 continue
-            print(f"{label:<40} {result.rate:10.0f} {result.us_per_event:7.1f} us "
-                  f"{result.streams_ok:>5}/{result.streams}")
+            print(
+                f"{label:<40} {result.rate:10.0f} {result.us_per_event:7.1f} us "
+                f"{result.streams_ok:>5}/{result.streams}"
+            )
             failures += [f"{label}: {e}" for e in result.errors]
         for failure in sorted(set(failures))[:10]:
             print(f"  error: {failure} (x{failures.count(failure)})")

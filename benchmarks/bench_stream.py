@@ -25,8 +25,16 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
 
 MODEL = "moonshotai/Kimi-K2.5-TEE"
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}} for n in ("bash", "read")]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": n,
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+    for n in ("bash", "read")
+]
 REQUEST = orjson.dumps({"model": MODEL, "stream": True, "messages": [], "tools": TOOLS})
 
 
@@ -38,22 +46,61 @@ def kimi_session_pieces() -> Iterator[tuple[str, str]]:
     """
     n = 0
     while True:
-        for word in ("The", " user", " wants", " the", " build", " logs", ";", " let", " me",
-                     " check", " the", " CI", " output", " first", "."):
+        for word in (
+            "The",
+            " user",
+            " wants",
+            " the",
+            " build",
+            " logs",
+            ";",
+            " let",
+            " me",
+            " check",
+            " the",
+            " CI",
+            " output",
+            " first",
+            ".",
+        ):
             yield "reasoning", word
         yield "reasoning", " <|tool_calls_section_begin|>"
         for call in range(2):
             yield "reasoning", "<|tool_call_begin|>"
             yield "reasoning", f"functions.bash:{n}"
             yield "reasoning", "<|tool_call_argument_begin|>"
-            for piece in ('{"', "command", '": "', "grep", " -rn", " error", " logs/",
-                          f"build-{n}-{call}", ".txt", '"}'):
+            for piece in (
+                '{"',
+                "command",
+                '": "',
+                "grep",
+                " -rn",
+                " error",
+                " logs/",
+                f"build-{n}-{call}",
+                ".txt",
+                '"}',
+            ):
                 yield "reasoning", piece
             yield "reasoning", "<|tool_call_end|>"
             n += 1
         yield "reasoning", "<|tool_calls_section_end|>"
-        for word in ("The", " logs", " show", " a", " missing", " header", " in", " asm",
-                     "/types.h", ";", " fixing", " it", " now", "."):
+        for word in (
+            "The",
+            " logs",
+            " show",
+            " a",
+            " missing",
+            " header",
+            " in",
+            " asm",
+            "/types.h",
+            ";",
+            " fixing",
+            " it",
+            " now",
+            ".",
+        ):
             yield "content", word
 
 
@@ -62,18 +109,28 @@ def build_events(deltas: int) -> list[bytes]:
     pieces = kimi_session_pieces()
     for _ in range(deltas):
         field, text = next(pieces)
-        delta = ({"reasoning": text, "reasoning_content": text} if field == "reasoning"
-                 else {"content": text})
+        delta = (
+            {"reasoning": text, "reasoning_content": text}
+            if field == "reasoning"
+            else {"content": text}
+        )
         events.append(_event(delta))
     return events
 
 
 def kind_events(kind: str, deltas: int) -> list[bytes]:
     """A session of one kind of delta only: plain text, argument pieces, or markup."""
-    opening = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
-               "<|tool_call_argument_begin|>{")
-    markup = ("<|tool_call_begin|>", "functions.bash:{n}", "<|tool_call_argument_begin|>", "{{}}",
-              "<|tool_call_end|>")
+    opening = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
+        "<|tool_call_argument_begin|>{"
+    )
+    markup = (
+        "<|tool_call_begin|>",
+        "functions.bash:{n}",
+        "<|tool_call_argument_begin|>",
+        "{{}}",
+        "<|tool_call_end|>",
+    )
     if kind == "text":
         texts = [" word"] * deltas
     elif kind == "arguments":
@@ -84,21 +141,29 @@ def kind_events(kind: str, deltas: int) -> list[bytes]:
 
 
 def _event(delta: dict[str, str]) -> bytes:
-    chunk = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
-             "model": MODEL, "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                          "finish_reason": None}]}
+    chunk = {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+    }
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
 def upstream(events: list[bytes]) -> Callable[..., Any]:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for event in events:
             await send({"type": "http.response.body", "body": event, "more_body": True})
-        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
-                    "more_body": False})
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
 
     return app
 
@@ -178,8 +243,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--provider", default="kimi_k2")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="also time sessions of plain text, argument and markup deltas")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time sessions of plain text, argument and markup deltas",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"provider={args.provider}  (µs per delta, best of several runs)")
@@ -187,8 +255,10 @@ def main() -> None:
     results = {}
     for size in sizes:
         r = results[size] = measure(size, args.provider)
-        print(f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
-              f"{r['middleware'] / r['orjson']:>10.2f}")
+        print(
+            f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
+            f"{r['middleware'] / r['orjson']:>10.2f}"
+        )
     if len(sizes) > 1:
         ratio = results[sizes[-1]]["middleware"] / results[sizes[0]]["middleware"]
         print(f"per-delta cost {sizes[-1]} vs {sizes[0]} deltas: {ratio:.2f}x")
@@ -196,8 +266,10 @@ def main() -> None:
         print("\nby kind of delta (10000 deltas of one kind each):")
         for kind in ("text", "arguments", "markup"):
             r = measure(10_000, args.provider, kind_events(kind, 10_000))
-            print(f"{kind:>10} {r['middleware']:>9.2f} {r['passthrough']:>12.2f} "
-                  f"{r['orjson']:>8.2f} {r['middleware'] / r['orjson']:>10.2f}")
+            print(
+                f"{kind:>10} {r['middleware']:>9.2f} {r['passthrough']:>12.2f} "
+                f"{r['orjson']:>8.2f} {r['middleware'] / r['orjson']:>10.2f}"
+            )
 
 
 if __name__ == "__main__":

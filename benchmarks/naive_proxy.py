@@ -30,13 +30,15 @@ def naive_app(upstream: str) -> Any:
             if not message.get("more_body"):
                 break
         headers = [(k, v) for k, v in scope["headers"] if k not in DROP]
-        request = client.build_request(scope["method"], scope["path"], headers=headers,
-                                       content=body)
+        request = client.build_request(
+            scope["method"], scope["path"], headers=headers, content=body
+        )
         response = await client.send(request, stream=True)
         try:
             headers = [(k, v) for k, v in response.headers.raw if k.lower() not in DROP]
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": headers}
+            )
             async for chunk in response.aiter_raw():
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
@@ -47,5 +49,12 @@ def naive_app(upstream: str) -> Any:
 
 
 if __name__ == "__main__":
-    uvicorn.run(naive_app(sys.argv[1]), host="127.0.0.1", port=int(sys.argv[2]),
-                log_level="warning", access_log=False, lifespan="off", backlog=4096)
+    uvicorn.run(
+        naive_app(sys.argv[1]),
+        host="127.0.0.1",
+        port=int(sys.argv[2]),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        backlog=4096,
+    )

@@ -19,16 +19,28 @@ from toolcall_middleware import ToolCallMiddleware
 app = FastAPI()
 app.add_middleware(ToolCallMiddleware, provider="kimi_k2")
 
-PIECES = ["Let me check.", " <|tool_calls_section_begin|>", "<|tool_call_begin|>",
-          "functions.get_weather:0", "<|tool_call_argument_begin|>", '{"city": ',
-          '"Paris"}', "<|tool_call_end|>", "<|tool_calls_section_end|>"]
+PIECES = [
+    "Let me check.",
+    " <|tool_calls_section_begin|>",
+    "<|tool_call_begin|>",
+    "functions.get_weather:0",
+    "<|tool_call_argument_begin|>",
+    '{"city": ',
+    '"Paris"}',
+    "<|tool_call_end|>",
+    "<|tool_calls_section_end|>",
+]
 
 
 async def kimi_stream(model: str) -> AsyncIterator[bytes]:
     def chunk(delta: dict[str, str], finish: str | None = None) -> bytes:
-        body = {"id": "chatcmpl-demo", "object": "chat.completion.chunk", "created": 0,
-                "model": model, "choices": [{"index": 0, "delta": delta,
-                                             "finish_reason": finish}]}
+        body = {
+            "id": "chatcmpl-demo",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return b"data: " + orjson.dumps(body) + b"\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
@@ -41,5 +53,6 @@ async def kimi_stream(model: str) -> AsyncIterator[bytes]:
 @app.post("/v1/chat/completions")
 async def chat(request: Request) -> StreamingResponse:
     payload = await request.json()
-    return StreamingResponse(kimi_stream(payload.get("model", "kimi-k2")),
-                             media_type="text/event-stream")
+    return StreamingResponse(
+        kimi_stream(payload.get("model", "kimi-k2")), media_type="text/event-stream"
+    )

@@ -21,28 +21,52 @@ CREATED = 1772240000
 MISTRAL_ID = "re:[A-Za-z0-9]{9}"  # Mistral's 9-character alphanumeric ids
 
 TOOLS: dict[str, dict[str, Any]] = {
-    "get_weather": {"type": "object", "properties": {
-        "city": {"type": "string"}, "days": {"type": "integer"},
-        "units": {"anyOf": [{"type": "null"}, {"type": "string", "enum": ["c", "f"]}]}},
-        "required": ["city"]},
+    "get_weather": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer"},
+            "units": {"anyOf": [{"type": "null"}, {"type": "string", "enum": ["c", "f"]}]},
+        },
+        "required": ["city"],
+    },
     "get_time": {"type": "object", "properties": {}},
-    "bash": {"type": "object", "properties": {
-        "command": {"type": "string"}, "timeout": {"type": ["number", "null"]}},
-        "required": ["command"]},
-    "write_file": {"type": "object", "properties": {
-        "path": {"type": "string"}, "content": {"type": "string"},
-        "overwrite": {"type": "boolean"}}, "required": ["path", "content"]},
-    "read": {"type": "object", "properties": {
-        "filePath": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["filePath"]},
-    "search": {"type": "object", "properties": {
-        "query": {"type": "string"}, "filters": {"type": "object"},
-        "tags": {"type": "array", "items": {"type": "string"}}}, "required": ["query"]},
+    "bash": {
+        "type": "object",
+        "properties": {"command": {"type": "string"}, "timeout": {"type": ["number", "null"]}},
+        "required": ["command"],
+    },
+    "write_file": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "content": {"type": "string"},
+            "overwrite": {"type": "boolean"},
+        },
+        "required": ["path", "content"],
+    },
+    "read": {
+        "type": "object",
+        "properties": {"filePath": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["filePath"],
+    },
+    "search": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "filters": {"type": "object"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["query"],
+    },
 }
 
 # Special tokens arrive whole; other text as word pieces, digits, spaces and punctuation.
-_SPECIAL = (r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
-            r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
-            r"|</arg_value>")
+_SPECIAL = (
+    r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
+    r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
+    r"|</arg_value>"
+)
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
 
@@ -54,29 +78,44 @@ def deltas(text: str) -> list[str]:
     i = 0
     while i < len(tokens):
         take = 2 if len(out) % 5 == 4 else 1
-        out.append("".join(tokens[i:i + take]))
+        out.append("".join(tokens[i : i + take]))
         i += take
     return out
 
 
 def tools(*names: str) -> list[dict[str, Any]]:
-    return [{"type": "function", "function": {"name": n, "description": f"{n} tool",
-                                              "parameters": TOOLS[n]}} for n in names]
+    return [
+        {
+            "type": "function",
+            "function": {"name": n, "description": f"{n} tool", "parameters": TOOLS[n]},
+        }
+        for n in names
+    ]
 
 
 def req(model: str, *tool_names: str, stream: bool = True) -> dict[str, Any]:
-    return {"model": model, "stream": stream,
-            "messages": [{"role": "user", "content": "..."}], "tools": tools(*tool_names)}
+    return {
+        "model": model,
+        "stream": stream,
+        "messages": [{"role": "user", "content": "..."}],
+        "tools": tools(*tool_names),
+    }
 
 
 def chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None = None) -> str:
-    body = {"id": cid, "object": "chat.completion.chunk", "created": CREATED, "model": model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    body = {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
     return "data: " + json.dumps(body, separators=(",", ":"), ensure_ascii=False) + "\n\n"
 
 
-def sse(cid: str, model: str, parts: list[tuple[tuple[str, ...], str]],
-        finish: str = "stop") -> str:
+def sse(
+    cid: str, model: str, parts: list[tuple[tuple[str, ...], str]], finish: str = "stop"
+) -> str:
     """A stream: the role chunk, ``(fields, text)`` parts cut into deltas, finish, usage."""
     out = [chunk(cid, model, {"role": "assistant", "content": ""})]
     count = 0
@@ -85,19 +124,35 @@ def sse(cid: str, model: str, parts: list[tuple[tuple[str, ...], str]],
             out.append(chunk(cid, model, dict.fromkeys(fields, piece)))
             count += 1
     out.append(chunk(cid, model, {}, finish))
-    usage = {"id": cid, "object": "chat.completion.chunk", "created": CREATED, "model": model,
-             "choices": [], "usage": {"prompt_tokens": 812, "completion_tokens": count,
-                                      "total_tokens": 812 + count}}
+    usage = {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "choices": [],
+        "usage": {"prompt_tokens": 812, "completion_tokens": count, "total_tokens": 812 + count},
+    }
     out.append("data: " + json.dumps(usage, separators=(",", ":")) + "\n\n")
     out.append("data: [DONE]\n\n")
     return "".join(out)
 
 
 def completion(cid: str, model: str, message: dict[str, Any]) -> str:
-    body = {"id": cid, "object": "chat.completion", "created": CREATED, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", **message},
-                         "logprobs": None, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 812, "completion_tokens": 90, "total_tokens": 902}}
+    body = {
+        "id": cid,
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", **message},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 812, "completion_tokens": 90, "total_tokens": 902},
+    }
     return json.dumps(body, ensure_ascii=False)
 
 
@@ -113,94 +168,150 @@ def call(name: str, arguments: str, call_id: str | None = None) -> dict[str, Any
     return entry
 
 
-def write(name: str, description: str, request: dict[str, Any], body: str,
-          expected: dict[str, Any], provider: str | None = None,
-          content_type: str = "text/event-stream") -> None:
+def write(
+    name: str,
+    description: str,
+    request: dict[str, Any],
+    body: str,
+    expected: dict[str, Any],
+    provider: str | None = None,
+    content_type: str = "text/event-stream",
+) -> None:
     OUT.mkdir(exist_ok=True)
     (OUT / f"{name}.log").write_bytes(body.encode())
     meta: dict[str, Any] = {"description": description}
     if provider is not None:
         meta["provider"] = provider
-    meta.update({"request": request,
-                 "response": {"status": 200, "headers": {"content-type": content_type}},
-                 "expected": expected})
+    meta.update(
+        {
+            "request": request,
+            "response": {"status": 200, "headers": {"content-type": content_type}},
+            "expected": expected,
+        }
+    )
     (OUT / f"{name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
 
 
-def scenario(fmt: str, model: str, tool_names: tuple[str, ...], *, content: str,
-             content_text: str, content_calls: list[dict[str, Any]], reasoning_model: str,
-             thinking: str, reasoning_markup: str, reasoning_calls: list[dict[str, Any]],
-             answer: str = "", reasoning_fields: tuple[str, ...] = ("reasoning_content",),
-             reasoning_text: str | None = None, content_reasoning: str | None = None,
-             provider: str | None = None, what: str = "") -> None:
+def scenario(
+    fmt: str,
+    model: str,
+    tool_names: tuple[str, ...],
+    *,
+    content: str,
+    content_text: str,
+    content_calls: list[dict[str, Any]],
+    reasoning_model: str,
+    thinking: str,
+    reasoning_markup: str,
+    reasoning_calls: list[dict[str, Any]],
+    answer: str = "",
+    reasoning_fields: tuple[str, ...] = ("reasoning_content",),
+    reasoning_text: str | None = None,
+    content_reasoning: str | None = None,
+    provider: str | None = None,
+    what: str = "",
+) -> None:
     """The three standard recordings of a format (``content_reasoning``: the reasoning a
     client gets from the content's markup)."""
-    write(f"{fmt}-content-calls",
-          f"{what}: text, then several calls in content, then text; markers split across deltas.",
-          req(model, *tool_names), sse(f"chatcmpl-{fmt}-c", model, [(("content",), content)]),
-          {"content": content_text, "reasoning": content_reasoning, "tool_calls": content_calls,
-           "finish_reason": "tool_calls"}, provider)
+    write(
+        f"{fmt}-content-calls",
+        f"{what}: text, then several calls in content, then text; markers split across deltas.",
+        req(model, *tool_names),
+        sse(f"chatcmpl-{fmt}-c", model, [(("content",), content)]),
+        {
+            "content": content_text,
+            "reasoning": content_reasoning,
+            "tool_calls": content_calls,
+            "finish_reason": "tool_calls",
+        },
+        provider,
+    )
     parts = [(reasoning_fields, thinking + reasoning_markup)]
     if answer:
         parts.append((("content",), answer))
-    write(f"{fmt}-reasoning-calls",
-          f"{what}: the calls are written inside the thinking, in "
-          f"{' and '.join(reasoning_fields)}.",
-          req(reasoning_model, *tool_names),
-          sse(f"chatcmpl-{fmt}-r", reasoning_model, parts),
-          {"content": answer, "reasoning": thinking if reasoning_text is None else reasoning_text,
-           "tool_calls": reasoning_calls,
-           "finish_reason": "tool_calls"}, provider)
-    write(f"{fmt}-nonstream",
-          f"{what}: a non-streaming chat.completion whose content carries the markup.",
-          req(model, *tool_names, stream=False),
-          completion(f"chatcmpl-{fmt}-n", model, {"content": content}),
-          {"content": content_text, "reasoning": content_reasoning, "tool_calls": content_calls,
-           "finish_reason": "tool_calls"}, provider, content_type="application/json")
+    write(
+        f"{fmt}-reasoning-calls",
+        f"{what}: the calls are written inside the thinking, in {' and '.join(reasoning_fields)}.",
+        req(reasoning_model, *tool_names),
+        sse(f"chatcmpl-{fmt}-r", reasoning_model, parts),
+        {
+            "content": answer,
+            "reasoning": thinking if reasoning_text is None else reasoning_text,
+            "tool_calls": reasoning_calls,
+            "finish_reason": "tool_calls",
+        },
+        provider,
+    )
+    write(
+        f"{fmt}-nonstream",
+        f"{what}: a non-streaming chat.completion whose content carries the markup.",
+        req(model, *tool_names, stream=False),
+        completion(f"chatcmpl-{fmt}-n", model, {"content": content}),
+        {
+            "content": content_text,
+            "reasoning": content_reasoning,
+            "tool_calls": content_calls,
+            "finish_reason": "tool_calls",
+        },
+        provider,
+        content_type="application/json",
+    )
 
 
 # --- hermes: Qwen2.5 / Qwen3 JSON in <tool_call> tags -------------------------------------
 scenario(
-    "hermes", "Qwen/Qwen2.5-72B-Instruct", ("get_weather", "get_time"),
+    "hermes",
+    "Qwen/Qwen2.5-72B-Instruct",
+    ("get_weather", "get_time"),
     what="Hermes (Qwen2.5, no server-side tool parser)",
     content="I'll check the weather in both cities.\n<tool_call>\n"
-            '{"name": "get_weather", "arguments": {"city": "Tokyo", "days": 3}}\n</tool_call>\n'
-            '<tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Osaka\\"}"}\n'
-            "</tool_call>\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>",
+    '{"name": "get_weather", "arguments": {"city": "Tokyo", "days": 3}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Osaka\\"}"}\n'
+    '</tool_call>\n<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>',
     content_text="I'll check the weather in both cities.\n\n\n",
-    content_calls=[call("get_weather", '{"city": "Tokyo", "days": 3}'),
-                   call("get_weather", '{"city": "Osaka"}'), call("get_time", "{}")],
+    content_calls=[
+        call("get_weather", '{"city": "Tokyo", "days": 3}'),
+        call("get_weather", '{"city": "Osaka"}'),
+        call("get_time", "{}"),
+    ],
     reasoning_model="Qwen/Qwen3-32B",
     thinking="The user wants the time and the weather in Paris. I should call both tools.\n\n",
     reasoning_markup='<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>\n'
-                     '<tool_call>\n{"name": "get_weather", "parameters": {"city": "Paris", '
-                     '"units": "c"}}\n</tool_call>',
-    reasoning_calls=[call("get_time", "{}"),
-                     call("get_weather", '{"city": "Paris", "units": "c"}')],
+    '<tool_call>\n{"name": "get_weather", "parameters": {"city": "Paris", '
+    '"units": "c"}}\n</tool_call>',
+    reasoning_calls=[
+        call("get_time", "{}"),
+        call("get_weather", '{"city": "Paris", "units": "c"}'),
+    ],
     # The newline between the two blocks is outside the markup: it stays the model's text.
     reasoning_text="The user wants the time and the weather in Paris. I should call both "
-                   "tools.\n\n\n",
+    "tools.\n\n\n",
 )
 
 # --- qwen3_coder: Qwen3-Coder / Qwen3.5 XML ----------------------------------------------
-PY_SOURCE = ('import sys\n\n\ndef main() -> int:\n    print("hello, <world>")\n'
-             "    return 0\n\n\nif __name__ == \"__main__\":\n    sys.exit(main())\n")
+PY_SOURCE = (
+    'import sys\n\n\ndef main() -> int:\n    print("hello, <world>")\n'
+    '    return 0\n\n\nif __name__ == "__main__":\n    sys.exit(main())\n'
+)
 scenario(
-    "qwen3_coder", "Qwen/Qwen3-Coder-30B-A3B-Instruct", ("write_file", "bash"),
+    "qwen3_coder",
+    "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+    ("write_file", "bash"),
     what="Qwen3-Coder XML",
     content="I'll create the script and run it.\n\n<tool_call>\n<function=write_file>\n"
-            f"<parameter=path>\nsrc/hello.py\n</parameter>\n<parameter=content>\n{PY_SOURCE}\n"
-            "</parameter>\n<parameter=overwrite>\ntrue\n</parameter>\n</function>\n</tool_call>\n"
-            "<tool_call>\n<function=bash>\n<parameter=command>\npython src/hello.py\n"
-            "</parameter>\n<parameter=timeout>\n30\n</parameter>\n</function>\n</tool_call>",
+    f"<parameter=path>\nsrc/hello.py\n</parameter>\n<parameter=content>\n{PY_SOURCE}\n"
+    "</parameter>\n<parameter=overwrite>\ntrue\n</parameter>\n</function>\n</tool_call>\n"
+    "<tool_call>\n<function=bash>\n<parameter=command>\npython src/hello.py\n"
+    "</parameter>\n<parameter=timeout>\n30\n</parameter>\n</function>\n</tool_call>",
     content_text="I'll create the script and run it.\n\n\n",
-    content_calls=[call("write_file", args(path="src/hello.py", content=PY_SOURCE,
-                                           overwrite=True)),
-                   call("bash", args(command="python src/hello.py", timeout=30))],
+    content_calls=[
+        call("write_file", args(path="src/hello.py", content=PY_SOURCE, overwrite=True)),
+        call("bash", args(command="python src/hello.py", timeout=30)),
+    ],
     reasoning_model="Qwen/Qwen3.5-397B-A17B",
     thinking="Let me look at the repository layout first.\n",
     reasoning_markup="<tool_call>\n<function=bash>\n<parameter=command>\nls -la src\n"
-                     "</parameter>\n</function>\n</tool_call>",
+    "</parameter>\n</function>\n</tool_call>",
     reasoning_calls=[call("bash", args(command="ls -la src"))],
     reasoning_fields=("reasoning", "reasoning_content"),
 )
@@ -209,29 +320,52 @@ write(
     "Qwen3-Coder hits max_tokens inside a parameter value: the call keeps what arrived "
     "(valid JSON), finish_reason stays length.",
     req("Qwen/Qwen3-Coder-30B-A3B-Instruct", "write_file"),
-    sse("chatcmpl-qwen3_coder-t", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-        [(("content",), "Writing notes.\n<tool_call>\n<function=write_file>\n<parameter=path>\n"
-          "notes.md\n</parameter>\n<parameter=content>\n# Notes\n\nFirst point")], "length"),
-    {"content": "Writing notes.\n", "reasoning": None,
-     "tool_calls": [call("write_file", '{"path": "notes.md", "content": "# Notes\\n\\nFirst '
-                                       'point"}')],
-     "finish_reason": "length"},
+    sse(
+        "chatcmpl-qwen3_coder-t",
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        [
+            (
+                ("content",),
+                "Writing notes.\n<tool_call>\n<function=write_file>\n<parameter=path>\n"
+                "notes.md\n</parameter>\n<parameter=content>\n# Notes\n\nFirst point",
+            )
+        ],
+        "length",
+    ),
+    {
+        "content": "Writing notes.\n",
+        "reasoning": None,
+        "tool_calls": [
+            call("write_file", '{"path": "notes.md", "content": "# Notes\\n\\nFirst point"}')
+        ],
+        "finish_reason": "length",
+    },
 )
 
 # --- qwen_xml: tool-named tags (Qwen web chat) ---------------------------------
 scenario(
-    "qwen_xml", "qwen3-max", ("read", "search"), provider="qwen_xml",
+    "qwen_xml",
+    "qwen3-max",
+    ("read", "search"),
+    provider="qwen_xml",
     what="Qwen web chat tool-named XML tags",
     content="I'll read the file and search the docs.\n\n<read>\n"
-            "<filePath>/home/user/package.json</filePath>\n<limit>200</limit>\n</read>\n"
-            "<search>\n<query>jest config <b>moduleNameMapper</b></query>\n"
-            "<filters>{'lang': 'en', 'max': 5}</filters>\n<tags>[\"jest\", \"config\"]</tags>\n"
-            "</search>",
+    "<filePath>/home/user/package.json</filePath>\n<limit>200</limit>\n</read>\n"
+    "<search>\n<query>jest config <b>moduleNameMapper</b></query>\n"
+    "<filters>{'lang': 'en', 'max': 5}</filters>\n<tags>[\"jest\", \"config\"]</tags>\n"
+    "</search>",
     content_text="I'll read the file and search the docs.\n\n\n",
-    content_calls=[call("read", args(filePath="/home/user/package.json", limit=200)),
-                   call("search", args(query="jest config <b>moduleNameMapper</b>",
-                                       filters={"lang": "en", "max": 5},
-                                       tags=["jest", "config"]))],
+    content_calls=[
+        call("read", args(filePath="/home/user/package.json", limit=200)),
+        call(
+            "search",
+            args(
+                query="jest config <b>moduleNameMapper</b>",
+                filters={"lang": "en", "max": 5},
+                tags=["jest", "config"],
+            ),
+        ),
+    ],
     reasoning_model="qwen3-max-thinking",
     thinking="The <read> tool gives me the file; I will use it now.\n",
     reasoning_markup="<read>\n<filePath>/home/user/tsconfig.json</filePath>\n</read>",
@@ -243,91 +377,110 @@ scenario(
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 DS_CALL, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
 scenario(
-    "deepseek", "deepseek-ai/DeepSeek-V3-0324", ("get_weather", "bash"),
+    "deepseek",
+    "deepseek-ai/DeepSeek-V3-0324",
+    ("get_weather", "bash"),
     what="DeepSeek V3 (type, name, fenced pretty-printed JSON)",
     content=f"Let me look that up.{DS_BEGIN}{DS_CALL}function{DS_SEP}get_weather\n```json\n"
-            '{\n  "city": "Hangzhou",\n  "days": 2\n}\n```' + DS_CALL_END + "\n"
-            f"{DS_CALL}function{DS_SEP}bash\n```json\n" + '{"command": "date -u"}\n```'
-            f"{DS_CALL_END}{DS_END}",
+    '{\n  "city": "Hangzhou",\n  "days": 2\n}\n```' + DS_CALL_END + "\n"
+    f"{DS_CALL}function{DS_SEP}bash\n```json\n" + '{"command": "date -u"}\n```'
+    f"{DS_CALL_END}{DS_END}",
     content_text="Let me look that up.",
-    content_calls=[call("get_weather", '{\n  "city": "Hangzhou",\n  "days": 2\n}'),
-                   call("bash", '{"command": "date -u"}')],
+    content_calls=[
+        call("get_weather", '{\n  "city": "Hangzhou",\n  "days": 2\n}'),
+        call("bash", '{"command": "date -u"}'),
+    ],
     reasoning_model="deepseek-ai/DeepSeek-V3.1",
     thinking="I need the weather for two cities, so two calls.",
     reasoning_markup=f"{DS_BEGIN}{DS_CALL}get_weather{DS_SEP}" + '{"city": "Shenzhen"}'
-                     f"{DS_CALL_END}{DS_CALL}get_weather{DS_SEP}" + '{"city": "Wuhan"}'
-                     f"{DS_CALL_END}{DS_END}",
-    reasoning_calls=[call("get_weather", '{"city": "Shenzhen"}'),
-                     call("get_weather", '{"city": "Wuhan"}')],
+    f"{DS_CALL_END}{DS_CALL}get_weather{DS_SEP}" + '{"city": "Wuhan"}'
+    f"{DS_CALL_END}{DS_END}",
+    reasoning_calls=[
+        call("get_weather", '{"city": "Shenzhen"}'),
+        call("get_weather", '{"city": "Wuhan"}'),
+    ],
 )
 
 # --- glm45: GLM-4.5 newline layout, GLM-4.7 compact layout -------------------------------
 scenario(
-    "glm45", "zai-org/GLM-4.5", ("get_weather", "get_time"),
+    "glm45",
+    "zai-org/GLM-4.5",
+    ("get_weather", "get_time"),
     what="GLM-4.5 (name and arguments on their own lines)",
     content="Checking both for you.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n"
-            "<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>5</arg_value>\n"
-            "</tool_call>\n<tool_call>get_time\n</tool_call>\nOne moment.",
+    "<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>5</arg_value>\n"
+    "</tool_call>\n<tool_call>get_time\n</tool_call>\nOne moment.",
     content_text="Checking both for you.\n\n\nOne moment.",
     content_calls=[call("get_weather", args(city="Beijing", days=5)), call("get_time", "{}")],
     reasoning_model="zai-org/GLM-4.7",
     thinking="The user asked about Shanghai weather in Fahrenheit.",
     reasoning_markup="<tool_call>get_weather<arg_key>city</arg_key><arg_value>Shanghai"
-                     "</arg_value><arg_key>units</arg_key><arg_value>f</arg_value></tool_call>",
+    "</arg_value><arg_key>units</arg_key><arg_value>f</arg_value></tool_call>",
     reasoning_calls=[call("get_weather", args(city="Shanghai", units="f"))],
     reasoning_fields=("reasoning", "reasoning_content"),
 )
 
 # --- minimax_m2 --------------------------------------------------------------------------
 scenario(
-    "minimax_m2", "MiniMaxAI/MiniMax-M2", ("search", "get_time"),
+    "minimax_m2",
+    "MiniMaxAI/MiniMax-M2",
+    ("search", "get_time"),
     what="MiniMax M2 (several invokes in one block)",
     # Served with vLLM's minimax_m2_append_think reasoning parser, as MiniMax recommends: the
     # whole output is content, the think block included.
     content="<think>The user wants async runtimes and the time; search first.\n</think>\n\n"
-            "Searching now.\n<minimax:tool_call>\n<invoke name=\"search\">\n"
-            "<parameter name=\"query\">rust async runtimes</parameter>\n"
-            "<parameter name=\"tags\">[\"rust\", \"async\"]</parameter>\n</invoke>\n"
-            "<invoke name=\"get_time\">\n</invoke>\n</minimax:tool_call>",
+    'Searching now.\n<minimax:tool_call>\n<invoke name="search">\n'
+    '<parameter name="query">rust async runtimes</parameter>\n'
+    '<parameter name="tags">["rust", "async"]</parameter>\n</invoke>\n'
+    '<invoke name="get_time">\n</invoke>\n</minimax:tool_call>',
     content_text="Searching now.\n",
     content_reasoning="The user wants async runtimes and the time; search first.\n",
-    content_calls=[call("search", args(query="rust async runtimes", tags=["rust", "async"])),
-                   call("get_time", "{}")],
+    content_calls=[
+        call("search", args(query="rust async runtimes", tags=["rust", "async"])),
+        call("get_time", "{}"),
+    ],
     reasoning_model="MiniMaxAI/MiniMax-M2",
     thinking="I'll search with a filter on the year.\n",
-    reasoning_markup="<minimax:tool_call>\n<invoke name=\"search\">\n"
-                     "<parameter name=\"query\">tokio vs smol</parameter>\n"
-                     "<parameter name=\"filters\">{\"year\": 2025}</parameter>\n</invoke>\n"
-                     "</minimax:tool_call>",
+    reasoning_markup='<minimax:tool_call>\n<invoke name="search">\n'
+    '<parameter name="query">tokio vs smol</parameter>\n'
+    '<parameter name="filters">{"year": 2025}</parameter>\n</invoke>\n'
+    "</minimax:tool_call>",
     reasoning_calls=[call("search", args(query="tokio vs smol", filters={"year": 2025}))],
 )
 
 # --- mistral: v11+ names, pre-v11 arrays -------------------------------------------------
 scenario(
-    "mistral", "mistralai/Devstral-Small-2507", ("bash", "get_time"),
+    "mistral",
+    "mistralai/Devstral-Small-2507",
+    ("bash", "get_time"),
     what="Mistral v11+ ([TOOL_CALLS]name{args} and [ARGS])",
     content='Running both.[TOOL_CALLS]bash{"command": "git status --short"}'
-            "[TOOL_CALLS]get_time[ARGS]{}",
+    "[TOOL_CALLS]get_time[ARGS]{}",
     content_text="Running both.",
-    content_calls=[call("bash", '{"command": "git status --short"}', MISTRAL_ID),
-                   call("get_time", "{}", MISTRAL_ID)],
+    content_calls=[
+        call("bash", '{"command": "git status --short"}', MISTRAL_ID),
+        call("get_time", "{}", MISTRAL_ID),
+    ],
     reasoning_model="mistralai/Magistral-Small-2506",
     thinking="Two commands are needed; the tool call array goes first.",
     reasoning_markup='[TOOL_CALLS] [{"name": "bash", "arguments": {"command": "ls"}}, '
-                     '{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}]',
-    reasoning_calls=[call("bash", '{"command": "ls"}', MISTRAL_ID),
-                     call("bash", '{"command": "pwd"}', MISTRAL_ID)],
+    '{"name": "bash", "arguments": "{\\"command\\": \\"pwd\\"}"}]',
+    reasoning_calls=[
+        call("bash", '{"command": "ls"}', MISTRAL_ID),
+        call("bash", '{"command": "pwd"}', MISTRAL_ID),
+    ],
 )
 
 # --- llama3_json -------------------------------------------------------------------------
 scenario(
-    "llama3_json", "meta-llama/Llama-3.3-70B-Instruct", ("get_weather", "get_time"),
+    "llama3_json",
+    "meta-llama/Llama-3.3-70B-Instruct",
+    ("get_weather", "get_time"),
     what="Llama 3.x JSON after <|python_tag|>, calls separated by ';'",
     content='<|python_tag|>{"name": "get_weather", "parameters": {"city": "Lisbon", "days": 2}};'
-            ' {"name": "get_time", "parameters": {}}',
+    ' {"name": "get_time", "parameters": {}}',
     content_text="",
-    content_calls=[call("get_weather", '{"city": "Lisbon", "days": 2}'),
-                   call("get_time", "{}")],
+    content_calls=[call("get_weather", '{"city": "Lisbon", "days": 2}'), call("get_time", "{}")],
     reasoning_model="meta-llama/Llama-3.3-70B-Instruct-reasoning",
     thinking="The forecast needs a call. Format: {city} only.\n",
     reasoning_markup='{"name": "get_weather", "parameters": {"city": "Porto"}}',
@@ -336,12 +489,14 @@ scenario(
 
 # --- gpt_oss: harmony leaking as text ----------------------------------------------------
 scenario(
-    "gpt_oss", "openai/gpt-oss-120b", ("get_weather", "bash"),
+    "gpt_oss",
+    "openai/gpt-oss-120b",
+    ("get_weather", "bash"),
     what="gpt-oss harmony messages leaking as text",
     content="<|channel|>analysis<|message|>Need weather then a shell check.<|end|>"
-            "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json"
-            '<|message|>{"city": "SF"}<|call|><|start|>assistant<|channel|>commentary '
-            'to=functions.bash <|constrain|>json<|message|>{"command": "uptime"}<|call|>',
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json"
+    '<|message|>{"city": "SF"}<|call|><|start|>assistant<|channel|>commentary '
+    'to=functions.bash <|constrain|>json<|message|>{"command": "uptime"}<|call|>',
     # The analysis channel is the model's reasoning; nothing is written to the final channel.
     content_text="",
     content_reasoning="Need weather then a shell check.",
@@ -349,7 +504,7 @@ scenario(
     reasoning_model="openai/gpt-oss-20b",
     thinking="We need to run a command.",
     reasoning_markup="<|start|>assistant<|channel|>commentary to=functions.bash <|constrain|>json"
-                     '<|message|>{"command": "df -h"}<|call|>',
+    '<|message|>{"command": "df -h"}<|call|>',
     reasoning_calls=[call("bash", '{"command": "df -h"}')],
 )
 
@@ -360,32 +515,62 @@ write(
     "DeepSeek R1 without a reasoning parser: its chat template opened the think block, so the "
     "content starts inside it and only </think> shows where the answer begins.",
     req(R1, "get_weather"),
-    sse("chatcmpl-deepseek-t", R1,
-        [(("content",), "The user asks 17 * 3. 17 * 3 = 51.\n</think>\n\n17 * 3 is **51**.")]),
-    {"content": "17 * 3 is **51**.", "reasoning": "The user asks 17 * 3. 17 * 3 = 51.\n",
-     "tool_calls": [], "finish_reason": "stop"},
+    sse(
+        "chatcmpl-deepseek-t",
+        R1,
+        [(("content",), "The user asks 17 * 3. 17 * 3 = 51.\n</think>\n\n17 * 3 is **51**.")],
+    ),
+    {
+        "content": "17 * 3 is **51**.",
+        "reasoning": "The user asks 17 * 3. 17 * 3 = 51.\n",
+        "tool_calls": [],
+        "finish_reason": "stop",
+    },
 )
 write(
     "hermes-think-then-call",
     "Qwen3 (hybrid thinking) without a reasoning parser: <think>...</think> in content, then a "
     "Hermes call. The block becomes reasoning_content, the call a tool call.",
     req("Qwen/Qwen3-32B", "get_weather", "get_time"),
-    sse("chatcmpl-hermes-t", "Qwen/Qwen3-32B",
-        [(("content",), "<think>\nThe user wants Oslo's weather; one call.\n</think>\n\n"
-          '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>')]),
-    {"content": "", "reasoning": "The user wants Oslo's weather; one call.\n",
-     "tool_calls": [call("get_weather", '{"city": "Oslo"}')], "finish_reason": "tool_calls"},
+    sse(
+        "chatcmpl-hermes-t",
+        "Qwen/Qwen3-32B",
+        [
+            (
+                ("content",),
+                "<think>\nThe user wants Oslo's weather; one call.\n</think>\n\n"
+                '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+            )
+        ],
+    ),
+    {
+        "content": "",
+        "reasoning": "The user wants Oslo's weather; one call.\n",
+        "tool_calls": [call("get_weather", '{"city": "Oslo"}')],
+        "finish_reason": "tool_calls",
+    },
 )
 write(
     "sniff-think-at-start",
     "A model no rule knows, whose content starts with <think>: the block is split out; a "
     "<think> later in the answer is text the model wrote.",
     req("acme/reasoner-7b", "get_time"),
-    sse("chatcmpl-sniff-t", "acme/reasoner-7b",
-        [(("content",), "<think>Nothing to call.</think>Use <think> tags like this: "
-          "<think>x</think>.")]),
-    {"content": "Use <think> tags like this: <think>x</think>.", "reasoning": "Nothing to call.",
-     "tool_calls": [], "finish_reason": "stop"},
+    sse(
+        "chatcmpl-sniff-t",
+        "acme/reasoner-7b",
+        [
+            (
+                ("content",),
+                "<think>Nothing to call.</think>Use <think> tags like this: <think>x</think>.",
+            )
+        ],
+    ),
+    {
+        "content": "Use <think> tags like this: <think>x</think>.",
+        "reasoning": "Nothing to call.",
+        "tool_calls": [],
+        "finish_reason": "stop",
+    },
 )
 
 # --- marker sniffing: a model name no rule knows -----------------------------------------
@@ -394,11 +579,27 @@ write(
     "A fine-tune whose name matches no rule writes Hermes calls: provider=auto recognises the "
     "format from <tool_call> followed by '{'.",
     req("acme/support-agent-v2", "get_weather"),
-    sse("chatcmpl-sniff-h", "acme/support-agent-v2",
-        [(("content",), "Sure, <one> moment.\n<tool_call>\n"
-          '{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>')]),
-    {"content": "Sure, <one> moment.\n", "reasoning": None,
-     "tool_calls": [call("get_weather", '{"city": "Oslo"}')], "finish_reason": "tool_calls"},
+    sse(
+        "chatcmpl-sniff-h",
+        "acme/support-agent-v2",
+        [
+            (
+                ("content",),
+                "Sure, <one> moment.\n<tool_call>\n"
+                '{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+            )
+        ],
+    ),
+    {
+        "content": "Sure, <one> moment.\n",
+        "reasoning": None,
+        "tool_calls": [call("get_weather", '{"city": "Oslo"}')],
+        "finish_reason": "tool_calls",
+    },
 )
-print("wrote", len([p for p in OUT.glob("*.log") if not p.name.startswith("kimi_k2-")]),
-      "recordings to", OUT)
+print(
+    "wrote",
+    len([p for p in OUT.glob("*.log") if not p.name.startswith("kimi_k2-")]),
+    "recordings to",
+    OUT,
+)

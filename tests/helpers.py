@@ -21,10 +21,16 @@ def recordings(prefix: str = "") -> list[Path]:
     return sorted(LOGS.glob(f"{prefix}*.log"))
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
-          model: str = "kimi-k2") -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": model,
-            "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+def chunk(
+    delta: dict[str, Any], finish: str | None = None, index: int = 0, model: str = "kimi-k2"
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": model,
+        "choices": [{"index": index, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def sse(*objects: Any) -> bytes:
@@ -35,21 +41,37 @@ def sse(*objects: Any) -> bytes:
     return "".join(out).encode()
 
 
-def request_json(model: str = "kimi-k2", tools: Iterable[str] = ("bash",),
-                 stream: bool = True, properties: dict[str, Any] | None = None) -> bytes:
+def request_json(
+    model: str = "kimi-k2",
+    tools: Iterable[str] = ("bash",),
+    stream: bool = True,
+    properties: dict[str, Any] | None = None,
+) -> bytes:
     """A chat request offering ``tools``, each with ``properties`` (a ``command`` string)."""
     if properties is None:
         properties = {"command": {"type": "string"}}
-    return json.dumps({
-        "model": model, "stream": stream, "messages": [{"role": "user", "content": "hi"}],
-        "tools": [{"type": "function", "function": {
-            "name": n, "parameters": {"type": "object", "properties": properties}}}
-            for n in tools],
-    }).encode()
+    return json.dumps(
+        {
+            "model": model,
+            "stream": stream,
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": n,
+                        "parameters": {"type": "object", "properties": properties},
+                    },
+                }
+                for n in tools
+            ],
+        }
+    ).encode()
 
 
-def body_app(pieces: list[bytes], status: int = 200,
-             headers: list[tuple[bytes, bytes]] | None = None) -> Any:
+def body_app(
+    pieces: list[bytes], status: int = 200, headers: list[tuple[bytes, bytes]] | None = None
+) -> Any:
     """An upstream that sends ``pieces`` as separate body messages."""
     hdrs = headers if headers is not None else [(b"content-type", b"text/event-stream")]
 
@@ -71,7 +93,9 @@ async def through(app: Any, body: bytes, path: str = "/v1/chat/completions") -> 
 
 def sdk_client(app: Any) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
-        api_key="test", base_url="http://upstream.test/v1", max_retries=0,
+        api_key="test",
+        base_url="http://upstream.test/v1",
+        max_retries=0,
         http_client=httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)),
     )
 
@@ -81,9 +105,20 @@ def message_of(completion: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-__all__ = ["LOGS", "Message", "Recording", "body_app", "chunk", "cut_at", "message_of",
-           "recordings",
-           "request_json", "sdk_client", "sse", "through"]
+__all__ = [
+    "LOGS",
+    "Message",
+    "Recording",
+    "body_app",
+    "chunk",
+    "cut_at",
+    "message_of",
+    "recordings",
+    "request_json",
+    "sdk_client",
+    "sse",
+    "through",
+]
 
 
 def cut_at(whole: Any, points: Iterable[int]) -> list[Any]:

@@ -40,8 +40,7 @@ def counter_ids(prefix: str = "call_gen") -> Callable[[], str]:
     return lambda: f"{prefix}{next(numbers)}"
 
 
-def normalise(chunks: list[Any], buffered: bool = False,
-              report: Any = None) -> list[Entry]:
+def normalise(chunks: list[Any], buffered: bool = False, report: Any = None) -> list[Entry]:
     """Feed each chunk's ``tool_calls`` list; the entries a client would be sent."""
     kwargs = {} if report is None else {"report": report}
     calls = ToolCallAssembler(counter_ids(), buffered=buffered, **kwargs)
@@ -69,8 +68,7 @@ def client_view(entries: list[Entry]) -> list[tuple[str, str, str]]:
             assert set(entry) == {"index", "id", "type", "function"}, entry
             assert entry["type"] == "function" and entry["id"]
             assert set(entry["function"]) == {"name", "arguments"}, entry
-            calls[index] = [entry["id"], entry["function"]["name"],
-                            entry["function"]["arguments"]]
+            calls[index] = [entry["id"], entry["function"]["name"], entry["function"]["arguments"]]
         else:
             assert set(entry) == {"index", "function"}, entry
             assert set(entry["function"]) == {"arguments"}, entry
@@ -79,8 +77,10 @@ def client_view(entries: list[Entry]) -> list[tuple[str, str, str]]:
 
 
 def calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:
-    return [(c["id"], c["function"]["name"], c["function"]["arguments"])
-            for c in message.get("tool_calls") or []]
+    return [
+        (c["id"], c["function"]["name"], c["function"]["arguments"])
+        for c in message.get("tool_calls") or []
+    ]
 
 
 def gated_upstream(head: bytes, tail: bytes, gate: Any) -> Any:
@@ -88,8 +88,13 @@ def gated_upstream(head: bytes, tail: bytes, gate: Any) -> Any:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         await send({"type": "http.response.body", "body": head, "more_body": True})
         await gate.wait()
         await send({"type": "http.response.body", "body": tail, "more_body": False})
@@ -108,15 +113,25 @@ def error_of(body: bytes) -> dict[str, Any]:
     return dict(error["error"])
 
 
-def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int],
-                     each: Callable[[], object] | None = None) -> Any:
+def endless_upstream(
+    first: bytes,
+    piece: bytes,
+    count: int,
+    sent: list[int],
+    each: Callable[[], object] | None = None,
+) -> Any:
     """An upstream that sends ``first`` then ``piece`` ``count`` times, counting its sends
     (and calling ``each`` after every piece: the middleware has handled it by then)."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         await send({"type": "http.response.body", "body": first, "more_body": True})
         for _ in range(count):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
@@ -128,8 +143,12 @@ def endless_upstream(first: bytes, piece: bytes, count: int, sent: list[int],
     return app
 
 
-async def get(app: Any, path: str = "/metrics", query: bytes = b"",
-              headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, Any, list[bytes]]:
+async def get(
+    app: Any,
+    path: str = "/metrics",
+    query: bytes = b"",
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> tuple[int, Any, list[bytes]]:
     """One GET through an ASGI app: status, headers, body messages."""
     sent: list[dict[str, Any]] = []
 
@@ -139,8 +158,13 @@ async def get(app: Any, path: str = "/metrics", query: bytes = b"",
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": "GET", "path": path, "query_string": query,
-             "headers": headers or []}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "query_string": query,
+        "headers": headers or [],
+    }
     await app(scope, receive, send)
     start = sent[0]
     return start["status"], start["headers"], [m.get("body", b"") for m in sent[1:]]

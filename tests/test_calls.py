@@ -23,10 +23,17 @@ from toolcall_middleware.limits import Budget, LimitExceeded
 def test_a_parsed_call_is_a_header_then_its_fragments_with_dense_indexes() -> None:
     calls = ToolCallAssembler(counter_ids())
     first = calls.start("bash", "functions.bash:0")
-    assert first == [{"index": 0, "id": "functions.bash:0", "type": "function",
-                      "function": {"name": "bash", "arguments": ""}}]
+    assert first == [
+        {
+            "index": 0,
+            "id": "functions.bash:0",
+            "type": "function",
+            "function": {"name": "bash", "arguments": ""},
+        }
+    ]
     assert calls.arguments('{"command": "ls"}') == [
-        {"index": 0, "function": {"arguments": '{"command": "ls"}'}}]
+        {"index": 0, "function": {"arguments": '{"command": "ls"}'}}
+    ]
     assert calls.arguments("") == []  # nothing to say
     assert calls.end() == []
     second = calls.start("get_time", None)  # no id of its own: one is made
@@ -112,7 +119,6 @@ def test_checked_arguments_rules() -> None:
     assert checked_arguments("NaN")[1] == "invalid_json"  # strict JSON only
 
 
-
 def test_buffered_parser_calls_are_checked_too() -> None:
     calls = ToolCallAssembler(counter_ids(), buffered=True)
     assert calls.start("bash", "functions.bash:0") == []
@@ -122,6 +128,5 @@ def test_buffered_parser_calls_are_checked_too() -> None:
     assert calls.end() == []  # a parser's call without arguments is the explicit empty call
     assert client_view(calls.close()) == [
         ("functions.bash:0", "bash", '{"input":"{\\"command\\": \\"ls"}'),
-        ("call_gen1", "get_time", "{}")]
-
-
+        ("call_gen1", "get_time", "{}"),
+    ]

@@ -20,17 +20,26 @@ CB, AB, CE = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call
 TOOLS = (Tool("bash", {"properties": {"command": {}}}),)
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
-          **meta: Any) -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 7, "model": "k2",
-            **meta, "choices": [{"index": index, "delta": delta, "logprobs": None,
-                                 "finish_reason": finish}]}
+def chunk(
+    delta: dict[str, Any], finish: str | None = None, index: int = 0, **meta: Any
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "k2",
+        **meta,
+        "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def rewriter(provider: str = "kimi_k2", **options: Any) -> ChunkRewriter:
     ids = itertools.count()
-    return ChunkRewriter(lambda: create_parser(provider, ParserContext(TOOLS)),
-                         lambda: f"call_{next(ids)}", **options)
+    return ChunkRewriter(
+        lambda: create_parser(provider, ParserContext(TOOLS)),
+        lambda: f"call_{next(ids)}",
+        **options,
+    )
 
 
 def deltas(chunks: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -50,14 +59,23 @@ def test_markup_becomes_tool_calls_and_the_stream_is_busy_until_it_ends() -> Non
     call = r.chunk(chunk({"content": f"On it.{SB}{CB}functions.bash:0{AB}" + '{"command":'}))
     assert deltas(call.chunks) == [
         {"content": "On it."},
-        {"tool_calls": [{"index": 0, "id": "functions.bash:0", "type": "function",
-                         "function": {"name": "bash", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "functions.bash:0",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": ""},
+                }
+            ]
+        },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"command":'}}]},
     ]
     assert not call.text_only and not call.idle and call.lagging
     end = r.chunk(chunk({"content": f' "ls"}}{CE}{SE}'}))
-    assert deltas(end.chunks) == [{"tool_calls": [{"index": 0,
-                                                   "function": {"arguments": ' "ls"}'}}]}]
+    assert deltas(end.chunks) == [
+        {"tool_calls": [{"index": 0, "function": {"arguments": ' "ls"}'}}]}
+    ]
     done = r.chunk(chunk({"content": "Done."}))
     assert done.chunks is None and done.idle and not done.lagging
 
@@ -79,7 +97,9 @@ def test_the_finish_becomes_tool_calls_on_a_chunk_of_its_own_after_the_last_entr
     assert rewrite.chunks is not None
     assert [c["choices"][0]["finish_reason"] for c in rewrite.chunks] == [None, "tool_calls"]
     assert deltas(rewrite.chunks) == [
-        {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}, {}]
+        {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]},
+        {},
+    ]
     # Each chunk made carries the upstream's metadata.
     assert all(c["id"] == "chatcmpl-t" and c["model"] == "k2" for c in rewrite.chunks)
 
@@ -91,8 +111,9 @@ def test_other_delta_keys_ride_on_the_first_text_delta() -> None:
 
 def test_usage_goes_on_the_last_chunk_made_and_an_empty_output_keeps_it() -> None:
     r = rewriter()
-    spread = r.chunk(chunk({"content": f"Hi{SB}{CB}functions.bash:0{AB}"},
-                           usage={"total_tokens": 3}))
+    spread = r.chunk(
+        chunk({"content": f"Hi{SB}{CB}functions.bash:0{AB}"}, usage={"total_tokens": 3})
+    )
     assert spread.chunks is not None and len(spread.chunks) == 2
     assert "usage" not in spread.chunks[0]
     assert spread.chunks[-1]["usage"] == {"total_tokens": 3}
@@ -104,25 +125,39 @@ def test_usage_goes_on_the_last_chunk_made_and_an_empty_output_keeps_it() -> Non
 def test_each_choice_has_its_own_parser_and_chunks_carry_one_choice_each() -> None:
     r = rewriter()
     both = chunk({"content": f"A{SB}"})
-    both["choices"].append({"index": 1, "delta": {"content": "B"}, "logprobs": None,
-                            "finish_reason": None})
+    both["choices"].append(
+        {"index": 1, "delta": {"content": "B"}, "logprobs": None, "finish_reason": None}
+    )
     rewrite = r.chunk(both)
     assert rewrite.chunks is not None
     assert [(c["choices"][0]["index"], c["choices"][0]["delta"]) for c in rewrite.chunks] == [
-        (0, {"content": "A"}), (1, {"content": "B"})]
+        (0, {"content": "A"}),
+        (1, {"content": "B"}),
+    ]
     assert not rewrite.idle  # choice 0 is inside a tool section
 
 
 def test_a_native_call_left_open_keeps_the_stream_from_being_idle() -> None:
     r = rewriter("openai")
-    opened = r.chunk(chunk({"tool_calls": [{"index": 0, "id": "n1", "type": "function",
-                                            "function": {"name": "bash", "arguments": ""}}]}))
+    opened = r.chunk(
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "n1",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": ""},
+                    }
+                ]
+            }
+        )
+    )
     assert not opened.idle
     text = r.chunk(chunk({"content": "meanwhile"}))
     assert text.chunks is None and not text.idle  # the end would still close the call
     end = r.finish()
-    assert deltas(end.chunks) == [{"tool_calls": [{"index": 0,
-                                                   "function": {"arguments": "{}"}}]}]
+    assert deltas(end.chunks) == [{"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}]
 
 
 def test_the_end_flushes_what_is_held_with_the_latest_metadata() -> None:
@@ -132,7 +167,8 @@ def test_the_end_flushes_what_is_held_with_the_latest_metadata() -> None:
     end = r.finish()
     assert end.chunks is not None
     assert [(c["id"], c["choices"][0]["delta"]) for c in end.chunks] == [
-        ("chatcmpl-later", {"content": "<|tool"})]
+        ("chatcmpl-later", {"content": "<|tool"})
+    ]
     assert end.text_only  # the held text was text after all
 
 

@@ -14,11 +14,17 @@ import pytest
 from toolcall_middleware.chunk_template import ChunkTemplate, one_text_choice
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
-          **meta: Any) -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 7, "model": "k2",
-            **meta, "choices": [{"index": index, "delta": delta, "logprobs": None,
-                                 "finish_reason": finish}]}
+def chunk(
+    delta: dict[str, Any], finish: str | None = None, index: int = 0, **meta: Any
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "k2",
+        **meta,
+        "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def event(data: bytes) -> bytes:
@@ -37,47 +43,68 @@ def test_a_canonical_chunk_gives_the_bytes_around_its_delta_members() -> None:
     assert template is not None
     assert template.head.endswith(b'"delta":{') and template.tail.startswith(b"}")
     assert template.head + b'"content":"hi"' + template.tail == event(orjson.dumps(obj))
-    assert template.meta == {"id": "chatcmpl-t", "object": "chat.completion.chunk",
-                             "created": 7, "model": "k2"}
+    assert template.meta == {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "k2",
+    }
 
 
-@pytest.mark.parametrize("obj, data", [
-    # Not orjson's compact form: re-encoding would change it, so slicing would not match.
-    (chunk({"content": "hi"}), json.dumps(chunk({"content": "hi"})).encode()),
-    (chunk({"content": "é"}), json.dumps(chunk({"content": "é"}), separators=(",", ":")).encode()),
-    # The same delta members elsewhere too: which one is the choice's is not known.
-    (chunk({"content": "hi"}, x={"delta": {"content": "hi"}}), None),
-])
+@pytest.mark.parametrize(
+    "obj, data",
+    [
+        # Not orjson's compact form: re-encoding would change it, so slicing would not match.
+        (chunk({"content": "hi"}), json.dumps(chunk({"content": "hi"})).encode()),
+        (
+            chunk({"content": "é"}),
+            json.dumps(chunk({"content": "é"}), separators=(",", ":")).encode(),
+        ),
+        # The same delta members elsewhere too: which one is the choice's is not known.
+        (chunk({"content": "hi"}, x={"delta": {"content": "hi"}}), None),
+    ],
+)
 def test_no_template_unless_the_delta_is_found_once_in_compact_form(
-        obj: dict[str, Any], data: bytes | None) -> None:
+    obj: dict[str, Any], data: bytes | None
+) -> None:
     assert learn(obj, data) is None
 
 
-@pytest.mark.parametrize("obj", [
-    chunk({"content": "x"}, "stop"),
-    chunk({"content": "x"}, usage=None),
-    chunk({"role": "assistant", "content": 1}),
-    chunk({}),
-    {**chunk({"content": "x"}), "choices": [chunk({"content": "x"})["choices"][0]] * 2},
-])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        chunk({"content": "x"}, "stop"),
+        chunk({"content": "x"}, usage=None),
+        chunk({"role": "assistant", "content": 1}),
+        chunk({}),
+        {**chunk({"content": "x"}), "choices": [chunk({"content": "x"})["choices"][0]] * 2},
+    ],
+)
 def test_only_one_choice_of_text_without_finish_or_usage_can_be_a_template(
-        obj: dict[str, Any]) -> None:
+    obj: dict[str, Any],
+) -> None:
     assert one_text_choice(obj) is None
 
 
-@pytest.mark.parametrize("members, expected", [
-    (b'"content":"a b"', (("content",), b'"a b"')),
-    (b'"reasoning":"x"', (("reasoning",), b'"x"')),
-    (b'"reasoning_content":"x"', (("reasoning_content",), b'"x"')),
-    (b'"reasoning":"x\\"y","reasoning_content":"x\\"y"',
-     (("reasoning", "reasoning_content"), b'"x\\"y"')),
-    (b'"reasoning_content":"x","reasoning":"x"', (("reasoning_content", "reasoning"), b'"x"')),
-    (b'"reasoning":"x","reasoning_content":"y"', None),  # two texts: the general path
-    (b'"role":"assistant","content":""', None),
-    (b'"tool_calls":[]', None),
-])
+@pytest.mark.parametrize(
+    "members, expected",
+    [
+        (b'"content":"a b"', (("content",), b'"a b"')),
+        (b'"reasoning":"x"', (("reasoning",), b'"x"')),
+        (b'"reasoning_content":"x"', (("reasoning_content",), b'"x"')),
+        (
+            b'"reasoning":"x\\"y","reasoning_content":"x\\"y"',
+            (("reasoning", "reasoning_content"), b'"x\\"y"'),
+        ),
+        (b'"reasoning_content":"x","reasoning":"x"', (("reasoning_content", "reasoning"), b'"x"')),
+        (b'"reasoning":"x","reasoning_content":"y"', None),  # two texts: the general path
+        (b'"role":"assistant","content":""', None),
+        (b'"tool_calls":[]', None),
+    ],
+)
 def test_the_text_members_a_template_reads(
-        members: bytes, expected: tuple[tuple[str, ...], bytes] | None) -> None:
+    members: bytes, expected: tuple[tuple[str, ...], bytes] | None
+) -> None:
     template = learn(chunk({"content": "hi"}))
     assert template is not None
     assert template.text(template.head + members + template.tail) == expected

@@ -96,49 +96,82 @@ def test_the_ring_buffer_is_bounded_and_clips_large_payloads() -> None:
 
 
 async def test_the_middleware_captures_tool_call_chunks_and_serves_them() -> None:
-    call = chunk({"tool_calls": [{"index": 3, "id": "c1", "type": "function",
-                                  "function": {"name": "f", "arguments": {"a": 1}}}]},
-                 model="gpt-4.1")
-    body = sse(chunk({"content": "plain text"}, model="gpt-4.1"), call,
-               chunk({}, "stop", model="gpt-4.1"), "[DONE]")
-    app = ToolCallMiddleware(body_app([body]), "openai", admin_key=KEY, debug_max=10,
-                             metrics=False)
+    call = chunk(
+        {
+            "tool_calls": [
+                {
+                    "index": 3,
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": {"a": 1}},
+                }
+            ]
+        },
+        model="gpt-4.1",
+    )
+    body = sse(
+        chunk({"content": "plain text"}, model="gpt-4.1"),
+        call,
+        chunk({}, "stop", model="gpt-4.1"),
+        "[DONE]",
+    )
+    app = ToolCallMiddleware(body_app([body]), "openai", admin_key=KEY, debug_max=10, metrics=False)
     await through(app, request_json("gpt-4.1", ("f",)))
     assert app.debug is not None and app.debug.max_entries == 10
     status, result = await fetch(app)
     assert status == 200
     entries = result["entries"]
     # The text-only chunk is not captured; the call chunk and the finish chunk are.
-    assert [e["raw"]["choices"][0]["delta"].get("tool_calls") is not None for e in entries] == \
-        [True, False]
+    assert [e["raw"]["choices"][0]["delta"].get("tool_calls") is not None for e in entries] == [
+        True,
+        False,
+    ]
     first = entries[0]
     assert (first["stage"], first["provider"], first["model"]) == ("stream", "openai", "gpt-4.1")
     assert first["raw"] == call
     (sent,) = first["output"]
     assert sent["choices"][0]["delta"]["tool_calls"][0] == {
-        "index": 0, "id": "c1", "type": "function",
-        "function": {"name": "f", "arguments": '{"a":1}'}}
+        "index": 0,
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "f", "arguments": '{"a":1}'},
+    }
     assert entries[1]["output"][-1]["choices"][0]["finish_reason"] == "tool_calls"
 
 
 async def test_non_streaming_messages_are_captured_before_and_after() -> None:
-    completion = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
-        "role": "assistant", "content": "", "tool_calls": [
-            {"index": 0, "type": "function", "name": "f", "arguments": {"a": 1}}]}}]}
-    app = ToolCallMiddleware(body_app([orjson.dumps(completion)], headers=[
-        (b"content-type", b"application/json")]), admin_key=KEY, metrics=False)
+    completion = {
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"index": 0, "type": "function", "name": "f", "arguments": {"a": 1}}
+                    ],
+                },
+            }
+        ]
+    }
+    app = ToolCallMiddleware(
+        body_app([orjson.dumps(completion)], headers=[(b"content-type", b"application/json")]),
+        admin_key=KEY,
+        metrics=False,
+    )
     await through(app, request_json("gpt-4.1", ("f",), stream=False))
     _, result = await fetch(app)
     (entry,) = result["entries"]
     assert entry["stage"] == "json"
     assert entry["raw"] == completion["choices"][0]["message"]
-    assert entry["output"]["tool_calls"][0]["function"] == {"name": "f",
-                                                             "arguments": '{"a":1}'}
+    assert entry["output"]["tool_calls"][0]["function"] == {"name": "f", "arguments": '{"a":1}'}
 
 
 async def test_without_a_key_the_path_belongs_to_the_app_and_nothing_is_captured() -> None:
-    app = ToolCallMiddleware(body_app([b"from the app"], headers=[
-        (b"content-type", b"text/plain")]), metrics=False)
+    app = ToolCallMiddleware(
+        body_app([b"from the app"], headers=[(b"content-type", b"text/plain")]), metrics=False
+    )
     assert app.debug is None
     status, _, bodies = await get(app, "/debug/tool-calls", b"", AUTH)
     assert status == 200 and b"".join(bodies) == b"from the app"
@@ -152,7 +185,7 @@ def test_debug_max_comes_from_the_seed_variable(monkeypatch: pytest.MonkeyPatch)
 
 
 async def test_the_replay_example_serves_metrics_and_the_debug_endpoint(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import importlib
     from pathlib import Path
@@ -165,7 +198,9 @@ async def test_the_replay_example_serves_metrics_and_the_debug_endpoint(
     module = importlib.reload(importlib.import_module("examples.replay_upstream"))
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
     async with sdk_client(module.app).chat.completions.stream(
-        model="openai-index-reuse", messages=[{"role": "user", "content": "hi"}], tools=tools,
+        model="openai-index-reuse",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=tools,
     ) as stream:
         final = await stream.get_final_completion()
     assert len(final.choices[0].message.tool_calls or []) == 3

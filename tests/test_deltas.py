@@ -30,12 +30,29 @@ def test_text_goes_to_the_fields_it_came_in_and_runs_join() -> None:
 
 def test_a_call_is_its_header_then_its_argument_fragments_joined() -> None:
     b = builder()
-    b.add([Text("On it."), CallStart("bash", "functions.bash:0"), CallArgs('{"command":'),
-           CallArgs(' "ls"}'), CallEnd(), Text("Sent.")], CONTENT)
+    b.add(
+        [
+            Text("On it."),
+            CallStart("bash", "functions.bash:0"),
+            CallArgs('{"command":'),
+            CallArgs(' "ls"}'),
+            CallEnd(),
+            Text("Sent."),
+        ],
+        CONTENT,
+    )
     assert b.deltas == [
         {"content": "On it."},
-        {"tool_calls": [{"index": 0, "id": "functions.bash:0", "type": "function",
-                         "function": {"name": "bash", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "functions.bash:0",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": ""},
+                }
+            ]
+        },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"command": "ls"}'}}]},
         {"content": "Sent."},
     ]
@@ -57,8 +74,7 @@ def test_reasoning_goes_to_the_streams_reasoning_fields_or_stays_with_its_text()
 
 
 def choice(**extra: Any) -> dict[str, Any]:
-    return {"index": 2, "delta": {"content": "x"}, "logprobs": None, "finish_reason": None,
-            **extra}
+    return {"index": 2, "delta": {"content": "x"}, "logprobs": None, "finish_reason": None, **extra}
 
 
 def test_one_new_delta_is_the_choice_itself_in_its_own_key_order() -> None:
@@ -68,15 +84,17 @@ def test_one_new_delta_is_the_choice_itself_in_its_own_key_order() -> None:
     assert list(original) == ["index", "delta", "logprobs", "finish_reason"]
     assert original["delta"] == {"content": "y"}
     bare = {"index": 0, "delta": {"content": "x"}}  # no finish_reason key: none is added
-    assert spread_choices(bare, [{"content": "y"}], None) == [{"index": 0,
-                                                               "delta": {"content": "y"}}]
+    assert spread_choices(bare, [{"content": "y"}], None) == [
+        {"index": 0, "delta": {"content": "y"}}
+    ]
 
 
 def test_several_deltas_are_several_choices_other_keys_first_finish_last() -> None:
     out = spread_choices(choice(), [{"content": "a"}, {"content": "b"}], "stop")
-    assert out == [{"index": 2, "delta": {"content": "a"}, "finish_reason": None,
-                    "logprobs": None},
-                   {"index": 2, "delta": {"content": "b"}, "finish_reason": "stop"}]
+    assert out == [
+        {"index": 2, "delta": {"content": "a"}, "finish_reason": None, "logprobs": None},
+        {"index": 2, "delta": {"content": "b"}, "finish_reason": "stop"},
+    ]
 
 
 def test_no_delta_is_nothing_unless_a_finish_must_go() -> None:
@@ -88,19 +106,20 @@ def test_no_delta_is_nothing_unless_a_finish_must_go() -> None:
 def test_a_finish_never_rides_on_a_calls_entry() -> None:
     entry = {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}
     out = spread_choices(choice(), [entry], "tool_calls")
-    assert [(c["delta"], c["finish_reason"]) for c in out] == [(entry, None),
-                                                               ({}, "tool_calls")]
+    assert [(c["delta"], c["finish_reason"]) for c in out] == [(entry, None), ({}, "tool_calls")]
 
 
-@pytest.mark.parametrize(("upstream", "calls", "saw_calls", "expected"), [
-    ("stop", 1, True, "tool_calls"),
-    ("stop", 0, False, "stop"),
-    ("tool_calls", 0, True, "stop"),  # every call was dropped: nothing for a client to run
-    ("tool_calls", 2, True, "tool_calls"),
-    ("tool_calls", 0, False, "tool_calls"),  # no call was ever seen: as the upstream said
-    ("length", 1, True, "length"),
-    (None, 1, True, None),
-])
-def test_the_finish_reason_rule(upstream: Any, calls: int, saw_calls: bool,
-                                expected: Any) -> None:
+@pytest.mark.parametrize(
+    ("upstream", "calls", "saw_calls", "expected"),
+    [
+        ("stop", 1, True, "tool_calls"),
+        ("stop", 0, False, "stop"),
+        ("tool_calls", 0, True, "stop"),  # every call was dropped: nothing for a client to run
+        ("tool_calls", 2, True, "tool_calls"),
+        ("tool_calls", 0, False, "tool_calls"),  # no call was ever seen: as the upstream said
+        ("length", 1, True, "length"),
+        (None, 1, True, None),
+    ],
+)
+def test_the_finish_reason_rule(upstream: Any, calls: int, saw_calls: bool, expected: Any) -> None:
     assert finish_reason(upstream, calls, saw_calls) == expected

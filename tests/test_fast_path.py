@@ -31,11 +31,17 @@ DONE = b"data: [DONE]\n\n"
 TOOLS = (Tool("bash", {"properties": {"command": {}}}),)
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0,
-          **meta: Any) -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 7, "model": "k2",
-            **meta, "choices": [{"index": index, "delta": delta, "logprobs": None,
-                                 "finish_reason": finish}]}
+def chunk(
+    delta: dict[str, Any], finish: str | None = None, index: int = 0, **meta: Any
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "k2",
+        **meta,
+        "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def event(data: bytes) -> bytes:
@@ -56,9 +62,13 @@ def sse_stream(config: str, fast: str = "on", report: Report = NULL_REPORT) -> S
     """``fast``: ``on``; ``no-templates`` (as under debug capture); ``off``: decode all."""
     provider, mode, think = CONFIGS[config]
     ids = itertools.count()
-    rewriter = ChunkRewriter(lambda: create_parser(provider, ParserContext(TOOLS)),
-                             lambda: f"call_{next(ids)}", mode=mode,  # the same ids each run
-                             think=think, report=report)
+    rewriter = ChunkRewriter(
+        lambda: create_parser(provider, ParserContext(TOOLS)),
+        lambda: f"call_{next(ids)}",
+        mode=mode,  # the same ids each run
+        think=think,
+        report=report,
+    )
     triggers = parser_triggers(provider)
     if think is not None and triggers is not None and "<" not in triggers:
         triggers += "<"  # a <think> tag is markup too, as the middleware has it
@@ -76,10 +86,31 @@ def run(bodies: list[bytes], config: str = "kimi", fast: str = "on") -> bytes:
 
 
 _TEXTS = st.one_of(
-    st.sampled_from([SB, SE, CB, AB, CE, "functions.bash:0", '{"command": "ls"}', "<|tool", "<",
-                     "_call_end|>", " ", "\n", '"', "\\", "é", "<think>", "</think>",
-                     '<tool_call>{"name": "bash", "arguments": {}}</tool_call>', "<tool_call>",
-                     '{"name": "bash"', "</tool_call>"]),
+    st.sampled_from(
+        [
+            SB,
+            SE,
+            CB,
+            AB,
+            CE,
+            "functions.bash:0",
+            '{"command": "ls"}',
+            "<|tool",
+            "<",
+            "_call_end|>",
+            " ",
+            "\n",
+            '"',
+            "\\",
+            "é",
+            "<think>",
+            "</think>",
+            '<tool_call>{"name": "bash", "arguments": {}}</tool_call>',
+            "<tool_call>",
+            '{"name": "bash"',
+            "</tool_call>",
+        ]
+    ),
     st.text(st.sampled_from('ab <|"\\\n\té{}:'), max_size=6),
 )
 
@@ -87,8 +118,21 @@ _TEXTS = st.one_of(
 @st.composite
 def events(draw: st.DrawFn) -> bytes:
     text = draw(_TEXTS)
-    kind = draw(st.sampled_from(["content", "reasoning", "reasoning_content", "both",
-                                 "both-differ", "role", "native", "native-call", "finish"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "content",
+                "reasoning",
+                "reasoning_content",
+                "both",
+                "both-differ",
+                "role",
+                "native",
+                "native-call",
+                "finish",
+            ]
+        )
+    )
     delta: dict[str, Any] = {
         "content": {"content": text},
         "reasoning": {"reasoning": text},
@@ -97,8 +141,16 @@ def events(draw: st.DrawFn) -> bytes:
         "both-differ": {"reasoning": text, "reasoning_content": text + "."},
         "role": {"role": "assistant", "content": text},
         "native": {"tool_calls": [{"index": 0, "function": {"arguments": text}}]},
-        "native-call": {"tool_calls": [{"index": 0, "id": "n1", "type": "function",
-                                        "function": {"name": "bash", "arguments": ""}}]},
+        "native-call": {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "n1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": ""},
+                }
+            ]
+        },
         "finish": {},
     }[kind]
     meta = draw(st.sampled_from([{}, {}, {}, {"id": "chatcmpl-other"}, {"usage": None}]))
@@ -124,7 +176,8 @@ _BRIEF_CASE = [
 @given(st.sampled_from(sorted(CONFIGS)), st.lists(events(), max_size=30), st.data())
 @example("kimi", _BRIEF_CASE, None)  # an empty text once made the stream idle inside markup
 def test_the_fast_path_changes_no_byte_of_the_output(
-        config: str, bodies: list[bytes], data: st.DataObject | None) -> None:
+    config: str, bodies: list[bytes], data: st.DataObject | None
+) -> None:
     bodies = [*bodies, DONE]
     expected = run(bodies, config, fast="off")
     assert run(bodies, config) == expected
@@ -139,10 +192,22 @@ def test_the_fast_path_changes_no_byte_of_the_output(
 
 
 def test_after_the_first_text_chunk_a_canonical_stream_is_not_decoded() -> None:
-    pieces = ["Let", " me", " look", SB, CB, "functions.bash:0", AB, '{"command":', ' "ls"}',
-              CE, SE, "Done", "."]
-    bodies = [event(orjson.dumps(chunk({"reasoning": p, "reasoning_content": p})))
-              for p in pieces]
+    pieces = [
+        "Let",
+        " me",
+        " look",
+        SB,
+        CB,
+        "functions.bash:0",
+        AB,
+        '{"command":',
+        ' "ls"}',
+        CE,
+        SE,
+        "Done",
+        ".",
+    ]
+    bodies = [event(orjson.dumps(chunk({"reasoning": p, "reasoning_content": p}))) for p in pieces]
     stream = sse_stream("kimi")
     decoded = []
     original = SSERewriter._data
@@ -165,8 +230,11 @@ def test_text_order_is_kept_when_a_held_prefix_comes_again() -> None:
     for fast in ("on", "no-templates", "off"):
         spaced = [event(json.dumps(chunk({"content": p})).encode()) for p in pieces]
         out = run([*spaced, DONE], fast=fast)
-        text = "".join(json.loads(line[6:])["choices"][0]["delta"].get("content", "")
-                       for line in out.decode().split("\n\n") if line.startswith("data: {"))
+        text = "".join(
+            json.loads(line[6:])["choices"][0]["delta"].get("content", "")
+            for line in out.decode().split("\n\n")
+            if line.startswith("data: {")
+        )
         assert text == "".join(pieces)
 
 
@@ -188,9 +256,22 @@ def decoded_events(stream: SSERewriter, bodies: list[bytes]) -> list[bytes | Non
 def test_plain_text_passes_undecoded_only_while_nothing_is_pending() -> None:
     # Spaced JSON: no template, so only the unchanging-event shortcut can skip decoding.
     text = [event(json.dumps(chunk({"content": t})).encode()) for t in ("a", "b", "c")]
-    call = event(json.dumps(chunk({"tool_calls": [
-        {"index": 0, "id": "n1", "type": "function",
-         "function": {"name": "bash", "arguments": "{}"}}]})).encode())
+    call = event(
+        json.dumps(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "n1",
+                            "type": "function",
+                            "function": {"name": "bash", "arguments": "{}"},
+                        }
+                    ]
+                }
+            )
+        ).encode()
+    )
     with mock.patch.object(fast_path_module, "TEMPLATE_TRIES", 0):
         idle = SSERewriter(ChunkRewriter(lambda: create_parser("openai", ParserContext())), "")
         busy = SSERewriter(ChunkRewriter(lambda: create_parser("openai", ParserContext())), "")

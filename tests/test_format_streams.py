@@ -22,7 +22,8 @@ from toolcall_middleware.parsers import formats
 from toolcall_middleware.replay import Recording
 
 FORMAT_STREAMS = [
-    p for p in recordings()
+    p
+    for p in recordings()
     # openai-*: native tool_calls, not model text (tests/test_native_recordings.py)
     if not p.stem.startswith(("kimi_k2-", "openai-")) and Recording.load(p).is_sse
 ]
@@ -34,8 +35,11 @@ def segments(recording: Recording) -> list[tuple[tuple[str, ...], str]]:
     for data in chunks_from_sse(recording.body):
         for choice in data.get("choices") or ():
             delta = choice["delta"]
-            fields = tuple(f for f in ("reasoning", "reasoning_content", "content")
-                           if isinstance(delta.get(f), str) and "role" not in delta)
+            fields = tuple(
+                f
+                for f in ("reasoning", "reasoning_content", "content")
+                if isinstance(delta.get(f), str) and "role" not in delta
+            )
             if not fields or not delta[fields[0]]:
                 continue
             if out and out[-1][0] == fields:
@@ -49,8 +53,9 @@ def restream(recording: Recording, points: list[int]) -> bytes:
     model = recording.request["model"]
     chunks: list[Any] = [chunk({"role": "assistant", "content": ""}, model=model)]
     for fields, text in segments(recording):
-        chunks += [chunk(dict.fromkeys(fields, piece), model=model)
-                   for piece in cut_at(text, points)]
+        chunks += [
+            chunk(dict.fromkeys(fields, piece), model=model) for piece in cut_at(text, points)
+        ]
     chunks += [chunk({}, "stop", model=model), "[DONE]"]
     return sse(*chunks)
 
@@ -59,8 +64,9 @@ def check(recording: Recording, body: bytes) -> None:
     expected = recording.expected
     assert expected is not None
     message = message_of(completion_from_sse(body))
-    calls = [(c["function"]["name"], c["function"]["arguments"])
-             for c in message.get("tool_calls") or ()]
+    calls = [
+        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or ()
+    ]
     assert calls == [(c["name"], c["arguments"]) for c in expected["tool_calls"]]
     assert (message.get("content") or "") == (expected.get("content") or "")
     if expected.get("reasoning") is not None:
@@ -75,8 +81,9 @@ def test_any_cut_of_a_recorded_text_gives_its_expected_message(
     path: Path, points: list[int]
 ) -> None:
     recording = Recording.load(path)
-    app = ToolCallMiddleware(body_app([restream(recording, points)]),
-                             provider=recording.meta.get("provider"))
+    app = ToolCallMiddleware(
+        body_app([restream(recording, points)]), provider=recording.meta.get("provider")
+    )
     request = json.dumps({**recording.request, "stream": True}).encode()
     check(recording, anyio.run(through, app, request))
 
@@ -92,21 +99,36 @@ def test_every_format_has_content_and_reasoning_recordings() -> None:
 @pytest.mark.parametrize(
     ("model", "deltas", "content"),
     [
-        ("openai/gpt-oss-20b",
-         ["<|channel|>", "final", "<|message|>", "Hi", " there", "<|return|>"], "Hi there"),
-        ("deepseek-chat",
-         ["A", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "B", " C"], "AB C"),
+        (
+            "openai/gpt-oss-20b",
+            ["<|channel|>", "final", "<|message|>", "Hi", " there", "<|return|>"],
+            "Hi there",
+        ),
+        (
+            "deepseek-chat",
+            ["A", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "B", " C"],
+            "AB C",
+        ),
         ("MiniMax-M2", ["x ", "<minimax:tool_call>", "\n", "</minimax:tool_call>", "y"], "x y"),
     ],
 )
 async def test_markup_dropped_without_a_call_never_reaches_the_client(
     model: str, deltas: list[str], content: str
 ) -> None:
-    stream = sse(chunk({"role": "assistant", "content": ""}, model=model),
-                 *(chunk({"content": d}, model=model) for d in deltas),
-                 chunk({}, "stop", model=model), "[DONE]")
-    request = json.dumps({"model": model, "stream": True, "messages": [], "tools": [
-        {"type": "function", "function": {"name": "bash", "parameters": {}}}]}).encode()
+    stream = sse(
+        chunk({"role": "assistant", "content": ""}, model=model),
+        *(chunk({"content": d}, model=model) for d in deltas),
+        chunk({}, "stop", model=model),
+        "[DONE]",
+    )
+    request = json.dumps(
+        {
+            "model": model,
+            "stream": True,
+            "messages": [],
+            "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}],
+        }
+    ).encode()
     body = await through(ToolCallMiddleware(body_app([stream])), request)
     assert message_of(completion_from_sse(body))["content"] == content
     assert b"<|" not in body and "<｜".encode() not in body and b"minimax:" not in body
@@ -116,13 +138,26 @@ async def test_markup_dropped_without_a_call_never_reaches_the_client(
 async def test_a_call_without_arguments_gets_index_and_empty_object() -> None:
     model = "zai-org/GLM-4.6"
     deltas = ["<tool_call>", "get_time", "</tool_call>", "<tool_call>get_time</tool_call>"]
-    stream = sse(*(chunk({"content": d}, model=model) for d in deltas),
-                 chunk({}, "stop", model=model), "[DONE]")
-    request = json.dumps({"model": model, "stream": True, "messages": [], "tools": [
-        {"type": "function", "function": {"name": "get_time", "parameters": {}}}]}).encode()
+    stream = sse(
+        *(chunk({"content": d}, model=model) for d in deltas),
+        chunk({}, "stop", model=model),
+        "[DONE]",
+    )
+    request = json.dumps(
+        {
+            "model": model,
+            "stream": True,
+            "messages": [],
+            "tools": [{"type": "function", "function": {"name": "get_time", "parameters": {}}}],
+        }
+    ).encode()
     body = await through(ToolCallMiddleware(body_app([stream])), request)
-    entries = [e for c in chunks_from_sse(body) for ch in c["choices"]
-               for e in ch["delta"].get("tool_calls", ())]
+    entries = [
+        e
+        for c in chunks_from_sse(body)
+        for ch in c["choices"]
+        for e in ch["delta"].get("tool_calls", ())
+    ]
     assert sorted({e["index"] for e in entries}) == [0, 1]
     message = message_of(completion_from_sse(body))
     assert [c["function"]["arguments"] for c in message["tool_calls"]] == ["{}", "{}"]

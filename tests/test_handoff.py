@@ -17,10 +17,22 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
 from toolcall_middleware.handoff import KEY, offer
 
-REQUEST = orjson.dumps({
-    "model": "kimi-k2", "stream": True, "messages": [{"role": "user", "content": "go"}],
-    "tools": [{"type": "function", "function": {"name": "shell", "parameters": {
-        "type": "object", "properties": {"cmd": {"type": "string"}}}}}]})
+REQUEST = orjson.dumps(
+    {
+        "model": "kimi-k2",
+        "stream": True,
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "shell",
+                    "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}},
+                },
+            }
+        ],
+    }
+)
 
 
 def chat(pieces: list[bytes], offered: bool) -> list[Message]:
@@ -79,8 +91,10 @@ def test_an_event_whose_text_has_space_around_it_is_not_handed(space: bytes) -> 
     # JSON allows the space, and the chat path passes the event on as it came; but with a
     # line break it is not one SSE event, so what decoding gives is not what was read.
     usual = [event({"content": w}) for w in ("a", "b")]
-    spaced = [usual[0].replace(b'"content":', b'"content":' + space),
-              usual[0].replace(b'"a"', b'"a"' + space)]
+    spaced = [
+        usual[0].replace(b'"content":', b'"content":' + space),
+        usual[0].replace(b'"a"', b'"a"' + space),
+    ]
     messages = chat([*usual, *spaced, *usual, event({}, "stop")], offered=True)
     handed = [m for m in messages if KEY in m]
     for message in handed:

@@ -38,9 +38,9 @@ async def test_sync_hook_gets_the_request_and_the_assembled_completion() -> None
     assert message["reasoning"] == message["reasoning_content"]
     assert message["reasoning"].startswith("The user wants to find the asm headers.")
     expected = (TWO_CALLS.expected or {})["tool_calls"]
-    assert [(c["id"], c["function"]["name"], c["function"]["arguments"])
-            for c in message["tool_calls"]] == [
-        (c["id"], c["name"], c["arguments"]) for c in expected]
+    assert [
+        (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]
+    ] == [(c["id"], c["name"], c["arguments"]) for c in expected]
 
 
 async def test_async_hook_runs_after_the_response_is_complete() -> None:
@@ -67,21 +67,23 @@ async def test_async_hook_runs_after_the_response_is_complete() -> None:
 async def test_non_streaming_hook_gets_the_rewritten_completion() -> None:
     recording = Recording.load(recordings("kimi_k2-nonstream")[0])
     seen: list[dict[str, Any]] = []
-    app = ToolCallMiddleware(recording_app(recording),
-                             on_complete=lambda req, resp: seen.append(resp), metrics=False)
+    app = ToolCallMiddleware(
+        recording_app(recording), on_complete=lambda req, resp: seen.append(resp), metrics=False
+    )
     body = await through(app, request_body(recording))
     assert seen == [orjson.loads(body)]
     assert seen[0]["choices"][0]["message"]["tool_calls"][0]["id"] == "functions.bash:0"
 
 
 async def test_a_failing_hook_is_logged_and_never_reaches_the_client(
-    caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     async def broken(request: dict[str, Any], response: dict[str, Any]) -> None:
         raise RuntimeError("database is down")
 
-    plain = await through(ToolCallMiddleware(recording_app(TWO_CALLS), metrics=False),
-                          request_body(TWO_CALLS))
+    plain = await through(
+        ToolCallMiddleware(recording_app(TWO_CALLS), metrics=False), request_body(TWO_CALLS)
+    )
     app = ToolCallMiddleware(recording_app(TWO_CALLS), on_complete=broken, metrics=False)
     with caplog.at_level(logging.ERROR, logger="toolcall_middleware"):
         status, _, bodies = await run_app(app, request_body(TWO_CALLS))
@@ -91,21 +93,33 @@ async def test_a_failing_hook_is_logged_and_never_reaches_the_client(
 
 async def test_requests_without_tools_reach_the_hook_untouched() -> None:
     seen: list[dict[str, Any]] = []
-    body = sse(chunk({"content": "<|tool_calls_section_begin|> is just text here"}),
-               chunk({}, "stop"), "[DONE]")
+    body = sse(
+        chunk({"content": "<|tool_calls_section_begin|> is just text here"}),
+        chunk({}, "stop"),
+        "[DONE]",
+    )
     request = orjson.dumps({"model": "kimi-k2", "stream": True, "messages": []})
-    app = ToolCallMiddleware(body_app([body]), on_complete=lambda q, r: seen.append(r),
-                             metrics=False)
+    app = ToolCallMiddleware(
+        body_app([body]), on_complete=lambda q, r: seen.append(r), metrics=False
+    )
     assert await through(app, request) == body
-    assert seen[0]["choices"][0]["message"]["content"] == \
-        "<|tool_calls_section_begin|> is just text here"
+    assert (
+        seen[0]["choices"][0]["message"]["content"]
+        == "<|tool_calls_section_begin|> is just text here"
+    )
 
 
 async def test_error_responses_do_not_call_the_hook() -> None:
     seen: list[Any] = []
-    app = ToolCallMiddleware(body_app([b'{"error": {"message": "bad"}}'], status=400, headers=[
-        (b"content-type", b"application/json")]), on_complete=lambda q, r: seen.append(r),
-        metrics=False)
+    app = ToolCallMiddleware(
+        body_app(
+            [b'{"error": {"message": "bad"}}'],
+            status=400,
+            headers=[(b"content-type", b"application/json")],
+        ),
+        on_complete=lambda q, r: seen.append(r),
+        metrics=False,
+    )
     await through(app, request_json())
     assert seen == []
 
@@ -114,8 +128,12 @@ async def test_a_stream_ended_by_a_limit_reaches_the_hook_with_the_error() -> No
     seen: list[dict[str, Any]] = []
     markup = "<|tool_calls_section_begin|><|tool_call_begin|>"
     body = sse(chunk({"content": "Hm. " + markup + "h" * 3000}), chunk({}, "stop"), "[DONE]")
-    app = ToolCallMiddleware(body_app([body]), on_complete=lambda q, r: seen.append(r),
-                             max_held_bytes=1000, metrics=False)
+    app = ToolCallMiddleware(
+        body_app([body]),
+        on_complete=lambda q, r: seen.append(r),
+        max_held_bytes=1000,
+        metrics=False,
+    )
     await through(app, request_json())
     (response,) = seen
     assert response["errors"][0]["code"] == "tool_call_limit_exceeded"

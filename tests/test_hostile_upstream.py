@@ -64,8 +64,9 @@ async def test_a_large_event_in_small_reads_costs_time_linear_in_its_bytes(
 ) -> None:
     async def run(size: int) -> None:
         body = large_event(size, newline)
-        app = ToolCallMiddleware(body_app(trickled(body)), "kimi_k2", metrics=False,
-                                 max_buffered_bytes=2 * LARGE)
+        app = ToolCallMiddleware(
+            body_app(trickled(body)), "kimi_k2", metrics=False, max_buffered_bytes=2 * LARGE
+        )
         status, _, bodies = await run_app(app, request_json())
         assert status == 200 and b"".join(bodies) == body  # plain text: byte for byte
 
@@ -77,16 +78,25 @@ async def test_the_proxy_path_is_linear_in_the_bytes_of_a_trickling_upstream() -
 
     async def handler(request: httpx.Request) -> httpx.Response:
         size = int(orjson.loads(await request.aread())["model"])
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              stream=_Pieces(trickled(large_event(size))))
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            stream=_Pieces(trickled(large_event(size))),
+        )
 
     config = load_serve_config({"upstream": "http://upstream.test", "access_log": False}, env={})
     app = create_proxy_app(config, transport=httpx.MockTransport(handler))
 
     async def run(size: int) -> None:
         body = request_json(model=str(size))
-        status, _, bodies = await run_app(app, body, headers=[
-            (b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))])
+        status, _, bodies = await run_app(
+            app,
+            body,
+            headers=[
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ],
+        )
         assert status == 200 and b"".join(bodies) == large_event(size)
 
     assert await cpu_ratio(run) < MAX_RATIO
@@ -107,8 +117,9 @@ CB, AB, CE = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call
 
 def calls_and_text(body: bytes) -> tuple[list[tuple[str, str]], str]:
     message = completion_from_sse(body)["choices"][0]["message"]
-    calls = [(c["function"]["name"], c["function"]["arguments"])
-             for c in message.get("tool_calls", ())]
+    calls = [
+        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", ())
+    ]
     return calls, message.get("content") or ""
 
 
@@ -124,10 +135,14 @@ async def test_kimi_arguments_nested_ten_thousand_deep_choose_their_tool_and_str
     assert calls_and_text(out) == ([("bash", arguments)], "Hi ")
 
 
-@pytest.mark.parametrize("value, converted", [
-    (DEEP, orjson.dumps(DEEP).decode()),  # kept whole, as a string
-    ("9" * 5000, "9" * 5000),  # past int()'s 4300 digits
-], ids=["nested 10,000 deep", "5000 digits"])
+@pytest.mark.parametrize(
+    "value, converted",
+    [
+        (DEEP, orjson.dumps(DEEP).decode()),  # kept whole, as a string
+        ("9" * 5000, "9" * 5000),  # past int()'s 4300 digits
+    ],
+    ids=["nested 10,000 deep", "5000 digits"],
+)
 async def test_xml_values_no_converter_can_take_stay_whole(value: str, converted: str) -> None:
     markup = f"<tool_call>\n<function=bash>\n<parameter=n>\n{value}\n</parameter>\n</function>"
     body = sse(chunk({"content": "Run it." + markup}), chunk({}, "stop"), "[DONE]")
@@ -137,19 +152,34 @@ async def test_xml_values_no_converter_can_take_stay_whole(value: str, converted
     assert calls_and_text(out) == ([("bash", '{"n": ' + converted + "}")], "Run it.")
 
 
-@pytest.mark.parametrize("shape", [
-    {"choices": "x"}, {"choices": [None, 3]}, {"choices": [{"index": 0, "delta": "abc"}]},
-    {"choices": [{"index": [1], "delta": {"content": 5}}]},
-    {"choices": [{"index": 0, "delta": {"tool_calls": ["x", {"index": "a", "function": 7}]}}]},
-], ids=["choices a string", "choices not objects", "delta a string", "index a list",
-        "tool_calls entries of any type"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"choices": "x"},
+        {"choices": [None, 3]},
+        {"choices": [{"index": 0, "delta": "abc"}]},
+        {"choices": [{"index": [1], "delta": {"content": 5}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": ["x", {"index": "a", "function": 7}]}}]},
+    ],
+    ids=[
+        "choices a string",
+        "choices not objects",
+        "delta a string",
+        "index a list",
+        "tool_calls entries of any type",
+    ],
+)
 async def test_chunks_of_any_shape_never_take_the_response_or_the_hook_down(
     shape: dict[str, Any],
 ) -> None:
     completions: list[dict[str, Any]] = []
     body = sse(shape, chunk({"content": "still here"}, "stop"), "[DONE]")
-    app = ToolCallMiddleware(body_app([body]), "kimi_k2", metrics=False,
-                             on_complete=lambda request, response: completions.append(response))
+    app = ToolCallMiddleware(
+        body_app([body]),
+        "kimi_k2",
+        metrics=False,
+        on_complete=lambda request, response: completions.append(response),
+    )
     out = await through(app, request_json())
     assert out.endswith(b"data: [DONE]\n\n") and b"still here" in out
     assert completions[0]["choices"][0]["message"]["content"] == "still here"
@@ -158,8 +188,12 @@ async def test_chunks_of_any_shape_never_take_the_response_or_the_hook_down(
 async def test_an_event_that_never_ends_in_small_reads_is_cut_with_memory_under_the_cap() -> None:
     cap = 256 * 1024
     first = b'data: {"choices": [{"index": 0, "delta": {"content": "'
-    app = ToolCallMiddleware(endless_upstream(first, b"x" * READ, 20 * cap // READ, [0]),
-                             "kimi_k2", metrics=False, max_buffered_bytes=cap)
+    app = ToolCallMiddleware(
+        endless_upstream(first, b"x" * READ, 20 * cap // READ, [0]),
+        "kimi_k2",
+        metrics=False,
+        max_buffered_bytes=cap,
+    )
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]

@@ -14,10 +14,20 @@ from hypothesis import strategies as st
 from toolcall_middleware import lenient_json
 
 # Strings with lone surrogates, floats with NaN and the infinities, integers past 64 bits.
-_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80)
-            | st.floats() | st.text(st.characters() | st.sampled_from("\ud83d\udc40"), max_size=8))
-VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=12)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats()
+    | st.text(st.characters() | st.sampled_from("\ud83d\udc40"), max_size=8)
+)
+VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def same(a: Any, b: Any) -> bool:
@@ -77,9 +87,11 @@ def test_a_lone_surrogate_is_written_as_its_escape() -> None:
     assert lenient_json.dumps({"t": "x\ud83d"}) == b'{"t":"x\\ud83d"}'
 
 
-@pytest.mark.parametrize("data", [b"", b"{", b"[1,]", b"\xff\xfe{}", b"[" * 5000 + b"]" * 5000,
-                                  "nope"], ids=["empty", "cut", "comma", "not utf-8", "deep",
-                                                "text"])
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"{", b"[1,]", b"\xff\xfe{}", b"[" * 5000 + b"]" * 5000, "nope"],
+    ids=["empty", "cut", "comma", "not utf-8", "deep", "text"],
+)
 def test_what_no_client_reads_raises_value_error(data: bytes | str) -> None:
     with pytest.raises(ValueError):
         lenient_json.loads(data)

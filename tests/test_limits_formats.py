@@ -58,8 +58,10 @@ ARGUMENTS = {
     "sniff": ('<tool_call>{"arguments": {"a": "', "x"),  # recognised as hermes
 }
 REQUEST = request_json(
-    "any-model", ("bash", "write_file"), properties={"command": {"type": "string"},
-                                                     "n": {"type": "integer"}})
+    "any-model",
+    ("bash", "write_file"),
+    properties={"command": {"type": "string"}, "n": {"type": "integer"}},
+)
 
 
 @pytest.fixture
@@ -76,18 +78,25 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[ToolCallParser]:
     return parsers
 
 
-async def hostile(provider: str, opening: str, char: str, size: str,
-                  made: list[ToolCallParser]) -> tuple[dict[str, Any], int]:
+async def hostile(
+    provider: str, opening: str, char: str, size: str, made: list[ToolCallParser]
+) -> tuple[dict[str, Any], int]:
     """The error the client gets, and the largest ``size`` of the parser over the stream."""
     largest = [0]
 
     def measure() -> None:
         largest[0] = max([largest[0], *(getattr(p, size) for p in made)])
 
-    upstream = endless_upstream(sse(chunk({"content": "Let me see. " + opening})),
-                                sse(chunk({"content": char * PIECE})), 200, [0], measure)
-    app = ToolCallMiddleware(upstream, provider, max_held_bytes=MAX_HELD,
-                             max_buffered_bytes=MAX_BUFFERED, metrics=False)
+    upstream = endless_upstream(
+        sse(chunk({"content": "Let me see. " + opening})),
+        sse(chunk({"content": char * PIECE})),
+        200,
+        [0],
+        measure,
+    )
+    app = ToolCallMiddleware(
+        upstream, provider, max_held_bytes=MAX_HELD, max_buffered_bytes=MAX_BUFFERED, metrics=False
+    )
     status, _, bodies = await run_app(app, REQUEST)
     assert status == 200 and len(made) == 1
     return error_of(b"".join(bodies)), largest[0]

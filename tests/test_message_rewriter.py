@@ -20,22 +20,32 @@ def kimi() -> Any:
 
 
 def completion(message: dict[str, Any], finish: str = "stop") -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion", "choices": [
-        {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]}
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}
+        ],
+    }
 
 
 def test_markup_in_a_message_becomes_its_tool_calls_and_the_finish_follows() -> None:
     body = completion({"content": "Listing." + KIMI_CALL})
     captured: list[tuple[bytes, dict[str, Any]]] = []
-    changed, calls = rewrite_completion(body, kimi, capture=lambda raw, m: captured.append(
-        (raw, dict(m))))
+    changed, calls = rewrite_completion(
+        body, kimi, capture=lambda raw, m: captured.append((raw, dict(m)))
+    )
     assert (changed, calls) == (True, 1)
     choice = body["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
     assert choice["message"]["content"] == "Listing."
     assert choice["message"]["tool_calls"] == [
-        {"id": "functions.bash:0", "type": "function",
-         "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+        {
+            "id": "functions.bash:0",
+            "type": "function",
+            "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+        }
+    ]
     assert len(captured) == 1 and b"tool_calls_section_begin" in captured[0][0]
 
 
@@ -47,8 +57,13 @@ def test_a_message_without_markup_is_left_as_it_came() -> None:
 
 def test_when_every_native_call_is_dropped_the_finish_is_stop() -> None:
     report = FakeReport()
-    body = completion({"content": "", "tool_calls": [
-        {"id": "x", "type": "function", "function": {"arguments": "{}"}}]}, "tool_calls")
+    body = completion(
+        {
+            "content": "",
+            "tool_calls": [{"id": "x", "type": "function", "function": {"arguments": "{}"}}],
+        },
+        "tool_calls",
+    )
     changed, calls = rewrite_completion(body, kimi, buffered=True, report=report)
     assert (changed, calls) == (True, 0)
     assert body["choices"][0]["finish_reason"] == "stop"

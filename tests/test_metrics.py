@@ -32,7 +32,9 @@ MALFORMED_STREAM = sse(
     native(0, id="a", type="function", function={"name": "write", "arguments": '{"x": '}),
     native(1, id="n", function={"arguments": "{}"}),  # never named
     native(2, id="b", type="function", function={"name": "get_time", "arguments": "{}"}),
-    chunk({}, "tool_calls", model="gpt-4.1"), "[DONE]")
+    chunk({}, "tool_calls", model="gpt-4.1"),
+    "[DONE]",
+)
 
 
 async def test_stream_mode_counts_calls_malformed_and_dropped() -> None:
@@ -40,37 +42,92 @@ async def test_stream_mode_counts_calls_malformed_and_dropped() -> None:
     app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry)
     await through(app, request_json("gpt-4.1", ("write", "get_time")))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 2
-    assert value(registry, "toolcall_tool_calls_malformed_total", provider="openai",
-                 stage="stream", reason="invalid_json") == 1
-    assert value(registry, "toolcall_tool_calls_malformed_total", provider="openai",
-                 stage="stream", reason="missing_name") == 1
-    assert value(registry, "toolcall_fallbacks_total", provider="openai", stage="stream",
-                 action="dropped") == 1
-    assert value(registry, "toolcall_responses_rewritten_total", provider="openai",
-                 stage="stream") == 1
+    assert (
+        value(
+            registry,
+            "toolcall_tool_calls_malformed_total",
+            provider="openai",
+            stage="stream",
+            reason="invalid_json",
+        )
+        == 1
+    )
+    assert (
+        value(
+            registry,
+            "toolcall_tool_calls_malformed_total",
+            provider="openai",
+            stage="stream",
+            reason="missing_name",
+        )
+        == 1
+    )
+    assert (
+        value(
+            registry,
+            "toolcall_fallbacks_total",
+            provider="openai",
+            stage="stream",
+            action="dropped",
+        )
+        == 1
+    )
+    assert (
+        value(registry, "toolcall_responses_rewritten_total", provider="openai", stage="stream")
+        == 1
+    )
 
 
 async def test_buffered_mode_counts_wrapped_calls() -> None:
     registry = CollectorRegistry()
-    app = ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry,
-                             mode="buffered")
+    app = ToolCallMiddleware(
+        body_app([MALFORMED_STREAM]), "openai", registry=registry, mode="buffered"
+    )
     await through(app, request_json("gpt-4.1", ("write", "get_time")))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 2
-    assert value(registry, "toolcall_fallbacks_total", provider="openai", stage="stream",
-                 action="wrapped") == 1
-    assert value(registry, "toolcall_fallbacks_total", provider="openai", stage="stream",
-                 action="dropped") == 1
+    assert (
+        value(
+            registry,
+            "toolcall_fallbacks_total",
+            provider="openai",
+            stage="stream",
+            action="wrapped",
+        )
+        == 1
+    )
+    assert (
+        value(
+            registry,
+            "toolcall_fallbacks_total",
+            provider="openai",
+            stage="stream",
+            action="dropped",
+        )
+        == 1
+    )
 
 
 async def test_parsed_calls_and_text_fallbacks_are_counted_per_provider() -> None:
     registry = CollectorRegistry()
-    body = sse(chunk({"content": f"A{SB}{CB}functions.bash:0{AB}" + '{"command": "ls"}' + CE}),
-               chunk({"content": f"{SE} then {CB}functions.bash"}), chunk({}, "stop"), "[DONE]")
+    body = sse(
+        chunk({"content": f"A{SB}{CB}functions.bash:0{AB}" + '{"command": "ls"}' + CE}),
+        chunk({"content": f"{SE} then {CB}functions.bash"}),
+        chunk({}, "stop"),
+        "[DONE]",
+    )
     app = ToolCallMiddleware(body_app([body]), registry=registry)
     await through(app, request_json(KIMI))
     assert value(registry, "toolcall_tool_calls_total", provider="kimi_k2", source="parsed") == 1
-    assert value(registry, "toolcall_fallbacks_total", provider="kimi_k2", stage="stream",
-                 action="passed-as-text") == 1
+    assert (
+        value(
+            registry,
+            "toolcall_fallbacks_total",
+            provider="kimi_k2",
+            stage="stream",
+            action="passed-as-text",
+        )
+        == 1
+    )
 
 
 async def test_untouched_streams_are_not_counted_as_rewritten() -> None:
@@ -78,26 +135,61 @@ async def test_untouched_streams_are_not_counted_as_rewritten() -> None:
     body = sse(chunk({"content": "Paris."}), chunk({}, "stop"), "[DONE]")
     app = ToolCallMiddleware(body_app([body]), registry=registry)
     assert await through(app, request_json(KIMI)) == body
-    assert value(registry, "toolcall_responses_rewritten_total", provider="kimi_k2",
-                 stage="stream") == 0
+    assert (
+        value(registry, "toolcall_responses_rewritten_total", provider="kimi_k2", stage="stream")
+        == 0
+    )
 
 
 async def test_json_responses_are_counted_in_the_json_stage() -> None:
     registry = CollectorRegistry()
-    completion = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
-        "role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "nope"}},
-            {"id": "d", "type": "function", "function": {"name": "g"}}]}}]}
-    app = ToolCallMiddleware(body_app([orjson.dumps(completion)], headers=[
-        (b"content-type", b"application/json")]), "openai", registry=registry, mode="buffered")
+    completion = {
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "nope"},
+                        },
+                        {"id": "d", "type": "function", "function": {"name": "g"}},
+                    ],
+                },
+            }
+        ]
+    }
+    app = ToolCallMiddleware(
+        body_app([orjson.dumps(completion)], headers=[(b"content-type", b"application/json")]),
+        "openai",
+        registry=registry,
+        mode="buffered",
+    )
     await through(app, request_json("gpt-4.1", ("f", "g"), stream=False))
     assert value(registry, "toolcall_tool_calls_total", provider="openai", source="native") == 1
-    assert value(registry, "toolcall_tool_calls_malformed_total", provider="openai",
-                 stage="json", reason="missing_arguments") == 1
-    assert value(registry, "toolcall_fallbacks_total", provider="openai", stage="json",
-                 action="wrapped") == 1
-    assert value(registry, "toolcall_responses_rewritten_total", provider="openai",
-                 stage="json") == 1
+    assert (
+        value(
+            registry,
+            "toolcall_tool_calls_malformed_total",
+            provider="openai",
+            stage="json",
+            reason="missing_arguments",
+        )
+        == 1
+    )
+    assert (
+        value(
+            registry, "toolcall_fallbacks_total", provider="openai", stage="json", action="wrapped"
+        )
+        == 1
+    )
+    assert (
+        value(registry, "toolcall_responses_rewritten_total", provider="openai", stage="json") == 1
+    )
 
 
 async def test_limit_exceeded_is_counted() -> None:
@@ -105,8 +197,16 @@ async def test_limit_exceeded_is_counted() -> None:
     body = sse(chunk({"content": f"{SB}{CB}" + "h" * 3000}), chunk({}, "stop"), "[DONE]")
     app = ToolCallMiddleware(body_app([body]), registry=registry, max_held_bytes=1000)
     assert b"tool_call_limit_exceeded" in await through(app, request_json(KIMI))
-    assert value(registry, "toolcall_fallbacks_total", provider="kimi_k2", stage="stream",
-                 action="limit-exceeded") == 1
+    assert (
+        value(
+            registry,
+            "toolcall_fallbacks_total",
+            provider="kimi_k2",
+            stage="stream",
+            action="limit-exceeded",
+        )
+        == 1
+    )
 
 
 def test_metrics_can_be_switched_off_and_share_a_registry() -> None:
@@ -119,8 +219,10 @@ def test_metrics_can_be_switched_off_and_share_a_registry() -> None:
 
 async def test_metrics_endpoint_serves_the_registry() -> None:
     registry = CollectorRegistry()
-    await through(ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry),
-                  request_json("gpt-4.1", ("write", "get_time")))
+    await through(
+        ToolCallMiddleware(body_app([MALFORMED_STREAM]), "openai", registry=registry),
+        request_json("gpt-4.1", ("write", "get_time")),
+    )
     app = metrics.metrics_app(registry)
     status, headers, bodies = await get(app)
     text = b"".join(bodies).decode()
@@ -131,7 +233,7 @@ async def test_metrics_endpoint_serves_the_registry() -> None:
 
 
 async def test_without_prometheus_client_everything_still_works(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(metrics, "prometheus_client", None)
     app = ToolCallMiddleware(body_app([MALFORMED_STREAM]))

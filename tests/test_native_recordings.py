@@ -51,11 +51,22 @@ async def replay(recording: Recording, mode: str) -> bytes:
 
 def test_every_native_quirk_has_a_recording() -> None:
     names = {p.stem for p in NATIVE}
-    assert {"openai-index-reuse", "openai-first-index-one", "openai-indexless",
-            "openai-same-index-twice", "openai-changing-ids", "openai-repeated-id-name",
-            "openai-late-id", "openai-arguments-shapes", "openai-kilo-shorthand",
-            "openai-interleaved", "openai-native-then-markup", "openai-malformed",
-            "openai-nonstream-quirks", "openai-nonstream-malformed"} <= names
+    assert {
+        "openai-index-reuse",
+        "openai-first-index-one",
+        "openai-indexless",
+        "openai-same-index-twice",
+        "openai-changing-ids",
+        "openai-repeated-id-name",
+        "openai-late-id",
+        "openai-arguments-shapes",
+        "openai-kilo-shorthand",
+        "openai-interleaved",
+        "openai-native-then-markup",
+        "openai-malformed",
+        "openai-nonstream-quirks",
+        "openai-nonstream-malformed",
+    } <= names
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -79,10 +90,12 @@ async def test_streamed_recording_meets_the_contract_and_its_expectation(
     if mode == "buffered":
         # One entry per call, whole, and no call before the last text.
         assert len(entries) == len(expected["tool_calls"])
-        positions = [i for i, c in enumerate(chunks) for ch in c["choices"]
-                     if ch["delta"].get("tool_calls")]
-        texts = [i for i, c in enumerate(chunks) for ch in c["choices"]
-                 if ch["delta"].get("content")]
+        positions = [
+            i for i, c in enumerate(chunks) for ch in c["choices"] if ch["delta"].get("tool_calls")
+        ]
+        texts = [
+            i for i, c in enumerate(chunks) for ch in c["choices"] if ch["delta"].get("content")
+        ]
         assert not texts or not positions or max(texts) < min(positions)
 
 
@@ -94,7 +107,9 @@ async def test_openai_sdk_stream_helper_assembles_the_recording(path: Path, mode
     client = sdk_client(ToolCallMiddleware(recording_app(recording), mode=mode, metrics=False))
     request = recording.request
     async with client.chat.completions.stream(
-        model=request["model"], messages=request["messages"], tools=request["tools"],
+        model=request["model"],
+        messages=request["messages"],
+        tools=request["tools"],
     ) as stream:
         done_events = []
         async for event in stream:
@@ -102,8 +117,9 @@ async def test_openai_sdk_stream_helper_assembles_the_recording(path: Path, mode
                 done_events.append((event.name, event.arguments))
         final = await stream.get_final_completion()
     choice = final.choices[0]
-    actual = [(c.id, c.function.name, c.function.arguments)
-              for c in choice.message.tool_calls or []]
+    actual = [
+        (c.id, c.function.name, c.function.arguments) for c in choice.message.tool_calls or []
+    ]
     matches(actual, expected)
     assert done_events == [(c["name"], c["arguments"]) for c in expected["tool_calls"]]
     assert (choice.message.content or "") == (expected["content"] or "")
@@ -128,25 +144,37 @@ async def test_non_streaming_recording_gives_its_expectation(path: Path, mode: s
 async def test_openai_sdk_parses_the_non_streaming_response(path: Path) -> None:
     recording = Recording.load(path)
     expected = expectation(recording, "buffered")
-    client = sdk_client(ToolCallMiddleware(recording_app(recording), mode="buffered",
-                                           metrics=False))
+    client = sdk_client(
+        ToolCallMiddleware(recording_app(recording), mode="buffered", metrics=False)
+    )
     request = recording.request
     final = await client.chat.completions.create(
-        model=request["model"], messages=request["messages"], tools=request["tools"])
-    actual = [(c.id, c.function.name, c.function.arguments)
-              for c in final.choices[0].message.tool_calls or []]
+        model=request["model"], messages=request["messages"], tools=request["tools"]
+    )
+    actual = [
+        (c.id, c.function.name, c.function.arguments)
+        for c in final.choices[0].message.tool_calls or []
+    ]
     matches(actual, expected)
     assert all(isinstance(orjson.loads(a), dict) for _, _, a in actual)
 
 
 # The Kimi recordings in buffered mode: the same calls, whole; the cut-off call is wrapped.
 BUFFERED_KIMI_OVERRIDES = {
-    "kimi_k2-truncated": [{"id": "functions.write_file:0", "name": "write_file",
-                           "arguments": '{"input":"{\\"path\\": \\"notes.md\\", \\"content\\": '
-                                        '\\"# Notes\\\\n\\\\nFirst"}'}],
+    "kimi_k2-truncated": [
+        {
+            "id": "functions.write_file:0",
+            "name": "write_file",
+            "arguments": '{"input":"{\\"path\\": \\"notes.md\\", \\"content\\": '
+            '\\"# Notes\\\\n\\\\nFirst"}',
+        }
+    ],
 }
-KIMI_STREAMED = [p for p in recordings("kimi_k2-") if Recording.load(p).is_sse
-                 and (Recording.load(p).expected or {}).get("tool_calls") is not None]
+KIMI_STREAMED = [
+    p
+    for p in recordings("kimi_k2-")
+    if Recording.load(p).is_sse and (Recording.load(p).expected or {}).get("tool_calls") is not None
+]
 
 
 @pytest.mark.parametrize("path", KIMI_STREAMED, ids=lambda p: p.stem)
@@ -156,23 +184,29 @@ async def test_kimi_recordings_in_buffered_mode(path: Path) -> None:
     expected = dict(recording.expected)
     expected["tool_calls"] = BUFFERED_KIMI_OVERRIDES.get(path.stem, expected["tool_calls"])
     body = await replay(recording, "buffered")
-    entries = [e for c in chunks_from_sse(body) for ch in c["choices"]
-               for e in ch["delta"].get("tool_calls", ())]
+    entries = [
+        e
+        for c in chunks_from_sse(body)
+        for ch in c["choices"]
+        for e in ch["delta"].get("tool_calls", ())
+    ]
     assert len(entries) == len(expected["tool_calls"])  # each call in one whole entry
     matches(client_view(entries), expected)
     completion = completion_from_sse(body)
-    assert (completion["choices"][0]["message"].get("content") or "") == \
-        (expected["content"] or "")
+    assert (completion["choices"][0]["message"].get("content") or "") == (expected["content"] or "")
     assert completion["choices"][0]["finish_reason"] == expected["finish_reason"]
 
 
 async def test_buffered_kimi_truncated_call_still_reaches_the_sdk() -> None:
     recording = Recording.load(recordings("kimi_k2-truncated")[0])
-    client = sdk_client(ToolCallMiddleware(recording_app(recording), mode="buffered",
-                                           metrics=False))
+    client = sdk_client(
+        ToolCallMiddleware(recording_app(recording), mode="buffered", metrics=False)
+    )
     request = recording.request
     async with client.chat.completions.stream(
-        model=request["model"], messages=request["messages"], tools=request["tools"],
+        model=request["model"],
+        messages=request["messages"],
+        tools=request["tools"],
     ) as stream:
         async for _ in stream:
             pass
@@ -180,7 +214,8 @@ async def test_buffered_kimi_truncated_call_still_reaches_the_sdk() -> None:
             await stream.get_final_completion()
     (call,) = caught.value.completion.choices[0].message.tool_calls or []
     assert orjson.loads(call.function.arguments) == {
-        "input": '{"path": "notes.md", "content": "# Notes\\n\\nFirst'}
+        "input": '{"path": "notes.md", "content": "# Notes\\n\\nFirst'
+    }
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -193,6 +228,10 @@ async def test_a_canonical_stream_leaves_byte_for_byte_in_stream_mode(mode: str)
 async def test_argument_continuations_for_a_renumbered_call_are_rewritten() -> None:
     recording = Recording.load(recordings("openai-first-index-one")[0])
     body = await replay(recording, "stream")
-    indexes = [e["index"] for c in chunks_from_sse(body) for ch in c["choices"]
-               for e in ch["delta"].get("tool_calls", ())]
+    indexes = [
+        e["index"]
+        for c in chunks_from_sse(body)
+        for ch in c["choices"]
+        for e in ch["delta"].get("tool_calls", ())
+    ]
     assert indexes == [0, 0, 0, 1, 1]

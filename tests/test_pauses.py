@@ -60,8 +60,13 @@ async def run(provider: str, before: list[bytes], after: list[bytes], **options:
 
     async def upstream(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for piece in before:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await anyio.sleep(PAUSE)
@@ -77,8 +82,7 @@ async def run(provider: str, before: list[bytes], after: list[bytes], **options:
         if message["type"] == "http.response.body":
             result.received.append((result.now(), message.get("body", b"")))
 
-    app = ToolCallMiddleware(upstream, provider, metrics=False, **{"idle_release": IDLE,
-                                                                  **options})
+    app = ToolCallMiddleware(upstream, provider, metrics=False, **{"idle_release": IDLE, **options})
     scope: Scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions"}
     with anyio.fail_after(10):
         await app(scope, receive, send)
@@ -91,14 +95,27 @@ def content_of(body: bytes) -> str:
 
 def calls_of(body: bytes) -> list[tuple[str, str]]:
     message = completion_from_sse(body)["choices"][0]["message"]
-    return [(c["function"]["name"], c["function"]["arguments"])
-            for c in message.get("tool_calls", ())]
+    return [
+        (c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", ())
+    ]
 
 
-KIMI_CALL = [text(SB), text(CB), text("functions.bash:0"), text(AB), text('{"command": "ls"}'),
-             text(CE), text(SE), sse(chunk({}, "stop")), b"data: [DONE]\n\n"]
-HERMES_CALL = [text('tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>'),
-               sse(chunk({}, "stop")), b"data: [DONE]\n\n"]
+KIMI_CALL = [
+    text(SB),
+    text(CB),
+    text("functions.bash:0"),
+    text(AB),
+    text('{"command": "ls"}'),
+    text(CE),
+    text(SE),
+    sse(chunk({}, "stop")),
+    b"data: [DONE]\n\n",
+]
+HERMES_CALL = [
+    text('tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>'),
+    sse(chunk({}, "stop")),
+    b"data: [DONE]\n\n",
+]
 
 
 async def test_special_token_formats_give_held_text_back_during_a_pause() -> None:
@@ -126,22 +143,27 @@ async def test_formats_spelled_over_several_tokens_keep_holding_the_marker_start
 
 async def test_held_text_given_back_after_a_call_goes_out_during_a_pause() -> None:
     call = [text(f"{SB}{CB}functions.bash:0{AB}"), text('{"command": "ls"}'), text(f"{CE}{SE}")]
-    result = await run("kimi_k2", [*call, text(" Then <")], [text(" more."), sse(
-        chunk({}, "stop")), b"data: [DONE]\n\n"])
+    result = await run(
+        "kimi_k2",
+        [*call, text(" Then <")],
+        [text(" more."), sse(chunk({}, "stop")), b"data: [DONE]\n\n"],
+    )
     assert content_of(result.before_resume()) == " Then <"
     assert content_of(result.body) == " Then < more."
     assert calls_of(result.body) == [("bash", '{"command": "ls"}')]
 
 
-@pytest.mark.parametrize("provider, released", [("kimi_k2", "Let me see. a <"),
-                                                ("hermes", "Let me see. a ")])
+@pytest.mark.parametrize(
+    "provider, released", [("kimi_k2", "Let me see. a <"), ("hermes", "Let me see. a ")]
+)
 async def test_a_keep_alive_releases_held_text_and_goes_out_at_once(
     provider: str, released: str
 ) -> None:
     # The idle time is longer than the pause: only the keep-alive can release anything.
     after = KIMI_CALL if provider == "kimi_k2" else HERMES_CALL
-    result = await run(provider, [text("Let me see."), text(" a <"), KEEP_ALIVE], after,
-                       idle_release=30)
+    result = await run(
+        provider, [text("Let me see."), text(" a <"), KEEP_ALIVE], after, idle_release=30
+    )
     early = result.before_resume()
     assert early.endswith(KEEP_ALIVE)  # forwarded, after what it released
     assert content_of(early) == released
@@ -149,16 +171,18 @@ async def test_a_keep_alive_releases_held_text_and_goes_out_at_once(
 
 
 async def test_with_no_idle_release_held_text_waits_for_the_next_event() -> None:
-    result = await run("kimi_k2", [text("Let me see."), text(" a <")], KIMI_CALL,
-                       idle_release=0)
+    result = await run("kimi_k2", [text("Let me see."), text(" a <")], KIMI_CALL, idle_release=0)
     assert content_of(result.before_resume()) == "Let me see."
     assert calls_of(result.body) == [("bash", '{"command": "ls"}')]
 
 
 async def test_a_pause_inside_a_call_sends_nothing_and_breaks_nothing() -> None:
     start = [text(f"Hi {SB}{CB}functions.bash:0{AB}"), text('{"command": "l')]
-    result = await run("kimi_k2", start, [text('s <x"}'), text(f"{CE}{SE}"),
-                                          sse(chunk({}, "stop")), b"data: [DONE]\n\n"])
+    result = await run(
+        "kimi_k2",
+        start,
+        [text('s <x"}'), text(f"{CE}{SE}"), sse(chunk({}, "stop")), b"data: [DONE]\n\n"],
+    )
     early = result.before_resume()
     assert calls_of(early) == [("bash", '{"command": "l')]
     assert calls_of(result.body) == [("bash", '{"command": "ls <x"}')]
@@ -177,8 +201,12 @@ def test_idle_release_is_an_option_with_an_environment_default() -> None:
 
 async def test_the_completion_hook_sees_released_text_once() -> None:
     completions: list[dict[str, Any]] = []
-    result = await run("kimi_k2", [text("Let me see."), text(" a <")], KIMI_CALL,
-                       on_complete=lambda request, response: completions.append(response))
+    result = await run(
+        "kimi_k2",
+        [text("Let me see."), text(" a <")],
+        KIMI_CALL,
+        on_complete=lambda request, response: completions.append(response),
+    )
     assert content_of(result.before_resume()) == "Let me see. a <"
     message = completions[0]["choices"][0]["message"]
     assert message["content"] == "Let me see. a <"

@@ -15,8 +15,19 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import chunks_from_sse, completion_from_sse
 from toolcall_middleware.replay import Recording, recording_app, request_body, run_app
 
-MARKERS = ("<|tool_call", "<tool_call>", "</tool_call>", "<function=", "<｜tool", "[TOOL_CALLS]",
-           "<|python_tag|>", "<minimax:tool_call>", "<arg_key>", "<|channel|>", "<|call|>")
+MARKERS = (
+    "<|tool_call",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=",
+    "<｜tool",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<minimax:tool_call>",
+    "<arg_key>",
+    "<|channel|>",
+    "<|call|>",
+)
 
 
 def expected_calls(expected: dict[str, Any]) -> list[tuple[str | None, str, str]]:
@@ -71,8 +82,13 @@ async def test_recording_gives_its_expected_result(path: Path) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(
-    "path", [p for p in recordings() if Recording.load(p).is_sse
-             and (Recording.load(p).expected or {}).get("tool_calls") is not None],
+    "path",
+    [
+        p
+        for p in recordings()
+        if Recording.load(p).is_sse
+        and (Recording.load(p).expected or {}).get("tool_calls") is not None
+    ],
     ids=lambda p: p.stem,
 )
 async def test_openai_sdk_stream_helper_assembles_the_recording(path: Path) -> None:
@@ -84,7 +100,9 @@ async def test_openai_sdk_stream_helper_assembles_the_recording(path: Path) -> N
     )
     request = recording.request
     async with client.chat.completions.stream(
-        model=request["model"], messages=request["messages"], tools=request["tools"],
+        model=request["model"],
+        messages=request["messages"],
+        tools=request["tools"],
     ) as stream:
         argument_events = 0
         async for event in stream:
@@ -97,7 +115,8 @@ async def test_openai_sdk_stream_helper_assembles_the_recording(path: Path) -> N
     choice = final.choices[0]
     calls = choice.message.tool_calls or []
     assert [(c.function.name, c.function.arguments) for c in calls] == [
-        (name, arguments) for _, name, arguments in expected_calls(expected)]
+        (name, arguments) for _, name, arguments in expected_calls(expected)
+    ]
     pairs = zip(calls, expected_calls(expected), strict=True)
     assert all(id_matches(want, c.id) for c, (want, _, _) in pairs)
     assert (choice.message.content or "") == (expected.get("content") or "")

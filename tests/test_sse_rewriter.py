@@ -23,8 +23,13 @@ pytestmark = pytest.mark.parametrize("fast", [True, False], ids=["fast", "decode
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 7, "model": "k2",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "id": "chatcmpl-t",
+        "object": "chat.completion.chunk",
+        "created": 7,
+        "model": "k2",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def spaced(delta: dict[str, Any], newline: str = "\n") -> bytes:
@@ -35,10 +40,18 @@ def spaced(delta: dict[str, Any], newline: str = "\n") -> bytes:
 def kimi(fast: bool, report: FakeReport | None = None, **options: Any) -> SSERewriter:
     context = ParserContext((Tool("bash", {"properties": {"command": {}}}),))
     max_held = options.pop("max_held_bytes", 10 * 1024)
-    rewriter = ChunkRewriter(lambda: create_parser("kimi_k2", context), max_held_bytes=max_held,
-                             report=report or FakeReport())
-    return SSERewriter(rewriter, parser_triggers("kimi_k2"), fast_path=fast,
-                       report=report or FakeReport(), **options)
+    rewriter = ChunkRewriter(
+        lambda: create_parser("kimi_k2", context),
+        max_held_bytes=max_held,
+        report=report or FakeReport(),
+    )
+    return SSERewriter(
+        rewriter,
+        parser_triggers("kimi_k2"),
+        fast_path=fast,
+        report=report or FakeReport(),
+        **options,
+    )
 
 
 def run(stream: SSERewriter, bodies: list[bytes]) -> bytes:
@@ -46,9 +59,14 @@ def run(stream: SSERewriter, bodies: list[bytes]) -> bytes:
 
 
 def test_what_the_rewrite_leaves_alone_goes_out_byte_for_byte(fast: bool) -> None:
-    bodies = [b": keep-alive\n\n", b"event: delta\nid: 7\n" + spaced({"content": "Hi"}),
-              spaced({"content": " there"}), b"data: not json\n\n", b'data:{"choices":[]}\n\n',
-              spaced({}) + b"data: [DONE] \n\n"]
+    bodies = [
+        b": keep-alive\n\n",
+        b"event: delta\nid: 7\n" + spaced({"content": "Hi"}),
+        spaced({"content": " there"}),
+        b"data: not json\n\n",
+        b'data:{"choices":[]}\n\n',
+        spaced({}) + b"data: [DONE] \n\n",
+    ]
     assert run(kimi(fast), bodies) == b"".join(bodies)
 
 
@@ -72,17 +90,27 @@ def test_events_held_too_long_go_out_rewritten(fast: bool) -> None:
 
 
 def test_markup_goes_out_as_tool_calls_in_the_streams_own_line_ending(fast: bool) -> None:
-    bodies = [spaced({"content": f"Sure.{SB}{CB}functions.bash:0<|tool_call_argument_begin|>"},
-                     "\r\n"), b"data: [DONE]\r\n\r\n"]
+    bodies = [
+        spaced({"content": f"Sure.{SB}{CB}functions.bash:0<|tool_call_argument_begin|>"}, "\r\n"),
+        b"data: [DONE]\r\n\r\n",
+    ]
     out = run(kimi(fast), bodies)
     assert out.endswith(b"data: [DONE]\r\n\r\n") and b"\n\n" not in out.replace(b"\r\n", b"")
-    events = [json.loads(e[6:]) for e in out.decode().split("\r\n\r\n")
-              if e.startswith("data: {")]
+    events = [json.loads(e[6:]) for e in out.decode().split("\r\n\r\n") if e.startswith("data: {")]
     assert [e["choices"][0]["delta"] for e in events] == [
         {"content": "Sure."},
-        {"tool_calls": [{"index": 0, "id": "functions.bash:0", "type": "function",
-                         "function": {"name": "bash", "arguments": ""}}]},
-        {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}]  # closed at the end
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "functions.bash:0",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": ""},
+                }
+            ]
+        },
+        {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]},
+    ]  # closed at the end
 
 
 def test_a_rewrite_that_fails_forwards_the_rest_as_it_came(fast: bool) -> None:
@@ -95,8 +123,12 @@ def test_a_rewrite_that_fails_forwards_the_rest_as_it_came(fast: bool) -> None:
             raise RuntimeError("a bug")
         return chunk_rewrite(self, chunk)
 
-    bodies = [spaced({"content": "A"}), spaced({"content": "<B"}),
-              spaced({"content": f"C{SB}"}), DONE]
+    bodies = [
+        spaced({"content": "A"}),
+        spaced({"content": "<B"}),
+        spaced({"content": f"C{SB}"}),
+        DONE,
+    ]
     with mock.patch.object(ChunkRewriter, "chunk", failing):
         assert run(stream, bodies) == b"".join(bodies)  # the markup in C included
     assert report.fallbacks == ["rewrite-error"]
@@ -123,12 +155,16 @@ def test_a_keep_alive_releases_held_text_before_it(fast: bool) -> None:
     assert not stream.holding
 
 
-
 def test_an_upstream_error_event_ends_the_stream_after_text_held_back(fast: bool) -> None:
     """Markup held for a call that never ended is not sent after the error, nor anything."""
     error = b'data: {"error": {"message": "upstream went away", "type": "server_error"}}\n\n'
-    bodies = [spaced({"content": "hello <"}), spaced({"reasoning_content": f"{SB} functions.ba"}),
-              error, spaced({"content": "after"}), DONE]
+    bodies = [
+        spaced({"content": "hello <"}),
+        spaced({"reasoning_content": f"{SB} functions.ba"}),
+        error,
+        spaced({"content": "after"}),
+        DONE,
+    ]
     out = run(kimi(fast), bodies)
     assert out.endswith(error)
     assert b"functions.ba" not in out and b"after" not in out and b"hello" in out

@@ -18,13 +18,14 @@ from toolcall_middleware.think import ThinkConfig, ThinkSplit, think_config
 
 AUTO, SPLIT = ThinkConfig(every=False), ThinkConfig(every=True)
 OPENED = ThinkConfig(every=False, opened=True)
-KIMI_CALL = ('<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0'
-             '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>'
-             "<|tool_calls_section_end|>")
+KIMI_CALL = (
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
+    '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>'
+    "<|tool_calls_section_end|>"
+)
 
 
-def split(config: ThinkConfig, pieces: list[str], provider: str = "openai"
-          ) -> tuple[Result, int]:
+def split(config: ThinkConfig, pieces: list[str], provider: str = "openai") -> tuple[Result, int]:
     parser = create_parser(provider, TOOLS)
     think = ThinkSplit(config)
     events: list[Event] = []
@@ -37,50 +38,122 @@ def split(config: ThinkConfig, pieces: list[str], provider: str = "openai"
 
 # config, content, provider: reasoning, text, calls, strays
 CASES = [
-    (AUTO, "<think>\nThe user asks.\n</think>\n\nHello!", "openai", "The user asks.\n", "Hello!",
-     0, 0),
+    (
+        AUTO,
+        "<think>\nThe user asks.\n</think>\n\nHello!",
+        "openai",
+        "The user asks.\n",
+        "Hello!",
+        0,
+        0,
+    ),
     (AUTO, "  \n<think>x</think>y", "openai", "x", "y", 0, 0),
-    (AUTO, "Hello <think>not reasoning</think>", "openai", "",
-     "Hello <think>not reasoning</think>", 0, 0),  # auto: only where the content starts
-    (SPLIT, "Hello <think>a</think> b<think>c</think>d", "openai", "ac", "Hello bd",
-     0, 0),
-    (SPLIT, "plain answer, with a <b> tag and </think>", "openai", "",
-     "plain answer, with a <b> tag and ", 0, 1),
-    (OPENED, "Reasoning starts here.</think>\n\nThe answer.", "openai",
-     "Reasoning starts here.", "The answer.", 0, 0),
-    (OPENED, "<think>\nR1-0528 writes the tag too.</think>A", "openai",
-     "R1-0528 writes the tag too.", "A", 0, 0),
+    (
+        AUTO,
+        "Hello <think>not reasoning</think>",
+        "openai",
+        "",
+        "Hello <think>not reasoning</think>",
+        0,
+        0,
+    ),  # auto: only where the content starts
+    (SPLIT, "Hello <think>a</think> b<think>c</think>d", "openai", "ac", "Hello bd", 0, 0),
+    (
+        SPLIT,
+        "plain answer, with a <b> tag and </think>",
+        "openai",
+        "",
+        "plain answer, with a <b> tag and ",
+        0,
+        1,
+    ),
+    (
+        OPENED,
+        "Reasoning starts here.</think>\n\nThe answer.",
+        "openai",
+        "Reasoning starts here.",
+        "The answer.",
+        0,
+        0,
+    ),
+    (
+        OPENED,
+        "<think>\nR1-0528 writes the tag too.</think>A",
+        "openai",
+        "R1-0528 writes the tag too.",
+        "A",
+        0,
+        0,
+    ),
     (OPENED, "never closed", "openai", "never closed", "", 0, 0),
     (SPLIT, "<think>nested <think> tag</think>", "openai", "nested  tag", "", 0, 1),
     # A tool section that opens inside an unclosed block ends the reasoning there.
-    (AUTO, f"<think>I will list files. {KIMI_CALL} Done.</think>", "kimi_k2",
-     "I will list files. ", " Done.", 1, 1),
+    (
+        AUTO,
+        f"<think>I will list files. {KIMI_CALL} Done.</think>",
+        "kimi_k2",
+        "I will list files. ",
+        " Done.",
+        1,
+        1,
+    ),
     (SPLIT, f"<think>a</think>b{KIMI_CALL}", "kimi_k2", "a", "b", 1, 0),
     # auto: the block the content starts with only; later tags are text the model wrote.
     (AUTO, "<think>a</think> b <think>c</think>", "openai", "a", "b <think>c</think>", 0, 0),
-    (AUTO, f"<think>x {KIMI_CALL}y <think>z</think>w</think>", "kimi_k2", "x ",
-     "y <think>z</think>w</think>", 1, 0),
+    (
+        AUTO,
+        f"<think>x {KIMI_CALL}y <think>z</think>w</think>",
+        "kimi_k2",
+        "x ",
+        "y <think>z</think>w</think>",
+        1,
+        0,
+    ),
     (AUTO, "<thin", "openai", "", "<thin", 0, 0),
     (AUTO, "<think", "openai", "", "<think", 0, 0),
     (SPLIT, "a <thi", "openai", "", "a <thi", 0, 0),
 ]
 
 
-@pytest.mark.parametrize(("config", "text", "provider", "reasoning", "content", "calls",
-                          "strays"), CASES)
-def test_the_split(config: ThinkConfig, text: str, provider: str, reasoning: str, content: str,
-                   calls: int, strays: int) -> None:
+@pytest.mark.parametrize(
+    ("config", "text", "provider", "reasoning", "content", "calls", "strays"), CASES
+)
+def test_the_split(
+    config: ThinkConfig,
+    text: str,
+    provider: str,
+    reasoning: str,
+    content: str,
+    calls: int,
+    strays: int,
+) -> None:
     result, dropped = split(config, [text], provider)
     assert (result.reasoning, result.text, len(result.calls), dropped) == (
-        reasoning, content, calls, strays)
+        reasoning,
+        content,
+        calls,
+        strays,
+    )
     assert split(config, list(text), provider)[0] == result
 
 
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_any_cut_gives_the_same_split(data: st.DataObject) -> None:
-    pieces = ["<think>", "</think>", "<thi", "</th", "<", ">", "a", " ", "\n", "b c",
-              KIMI_CALL, "<|tool_call_begin|>"]
+    pieces = [
+        "<think>",
+        "</think>",
+        "<thi",
+        "</th",
+        "<",
+        ">",
+        "a",
+        " ",
+        "\n",
+        "b c",
+        KIMI_CALL,
+        "<|tool_call_begin|>",
+    ]
     text = data.draw(st.lists(st.sampled_from(pieces), max_size=20).map("".join))
     config = data.draw(st.sampled_from([AUTO, SPLIT, OPENED]))
     provider = data.draw(st.sampled_from(["openai", "kimi_k2", "hermes"]))
@@ -100,21 +173,25 @@ def test_upstream_reasoning_before_any_content_turns_the_split_off() -> None:
     assert not think.inert
 
 
-@pytest.mark.parametrize(("option", "model", "config"), [
-    ("keep", "deepseek-ai/DeepSeek-R1", None),
-    ("auto", "deepseek-ai/DeepSeek-R1-0528", OPENED),
-    ("auto", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", OPENED),
-    ("auto", "deepseek-ai/DeepSeek-R1-Distill-Llama-70B", OPENED),
-    ("auto", "Qwen/QwQ-32B", OPENED),
-    ("auto", "Qwen/Qwen3-235B-A22B-Thinking-2507", OPENED),
-    ("auto", "Qwen/Qwen3-8B", AUTO),  # writes its <think> itself
-    ("auto", "moonshotai/Kimi-K2-Thinking", AUTO),
-    ("auto", "deepseek-ai/DeepSeek-V3.1", AUTO),
-    ("auto", "Qwen/Qwen3-Coder-30B-A3B-Instruct", AUTO),
-    ("auto", "acme/house-model", AUTO),
-    ("split", "acme/house-model", SPLIT),
-    ("split", "deepseek-r1", ThinkConfig(every=True, opened=True)),
-])
-def test_which_models_start_inside_the_block(option: str, model: str,
-                                             config: ThinkConfig | None) -> None:
+@pytest.mark.parametrize(
+    ("option", "model", "config"),
+    [
+        ("keep", "deepseek-ai/DeepSeek-R1", None),
+        ("auto", "deepseek-ai/DeepSeek-R1-0528", OPENED),
+        ("auto", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", OPENED),
+        ("auto", "deepseek-ai/DeepSeek-R1-Distill-Llama-70B", OPENED),
+        ("auto", "Qwen/QwQ-32B", OPENED),
+        ("auto", "Qwen/Qwen3-235B-A22B-Thinking-2507", OPENED),
+        ("auto", "Qwen/Qwen3-8B", AUTO),  # writes its <think> itself
+        ("auto", "moonshotai/Kimi-K2-Thinking", AUTO),
+        ("auto", "deepseek-ai/DeepSeek-V3.1", AUTO),
+        ("auto", "Qwen/Qwen3-Coder-30B-A3B-Instruct", AUTO),
+        ("auto", "acme/house-model", AUTO),
+        ("split", "acme/house-model", SPLIT),
+        ("split", "deepseek-r1", ThinkConfig(every=True, opened=True)),
+    ],
+)
+def test_which_models_start_inside_the_block(
+    option: str, model: str, config: ThinkConfig | None
+) -> None:
     assert think_config(option, model) == config

@@ -21,8 +21,10 @@ from toolcall_middleware.parsers.names import is_function_name, sole_tool, tool_
 
 
 def tool(name: str, required: tuple[str, ...] = (), **properties: str) -> Tool:
-    schema: dict[str, Any] = {"type": "object",
-                              "properties": {k: {"type": t} for k, t in properties.items()}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {k: {"type": t} for k, t in properties.items()},
+    }
     if required:
         schema["required"] = list(required)
     return Tool(name, schema)
@@ -36,31 +38,44 @@ OPEN = Tool("anything")  # no schema: any arguments fit
 TOOLS = (BASH, WEATHER, TIME)
 
 
-@pytest.mark.parametrize(("name", "valid"), [
-    ("bash", True), ("mcp__portal__search-documents", True), ("a.b:c/d", True), ("x1", True),
-    ("0", False), ("12", False), ("", False), ("get weather", False), ('"x"', False),
-    ("a\nb", False),
-])
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("bash", True),
+        ("mcp__portal__search-documents", True),
+        ("a.b:c/d", True),
+        ("x1", True),
+        ("0", False),
+        ("12", False),
+        ("", False),
+        ("get weather", False),
+        ('"x"', False),
+        ("a\nb", False),
+    ],
+)
 def test_what_a_function_name_looks_like(name: str, valid: bool) -> None:
     assert is_function_name(name) is valid
 
 
-@pytest.mark.parametrize(("tools", "arguments", "chosen"), [
-    (TOOLS, '{"command": "ls"}', BASH),
-    (TOOLS, '{"command": "ls", "timeout": 3}', BASH),
-    (TOOLS, '{"city": "Rome", "days": 2}', WEATHER),
-    (TOOLS, "{}", TIME),  # the only tool without required parameters
-    (TOOLS, "", TIME),
-    (TOOLS, '{"city": "Rome", "command": "ls"}', None),  # no tool takes both
-    (TOOLS, '{"timeout": 3}', None),  # bash's required command is missing
-    (TOOLS, '{"nope": 1}', None),
-    (TOOLS, '{"command": ', None),  # not JSON
-    (TOOLS, '["ls"]', None),  # not an object
-    ((BASH, READ, tool("cat", ("path",), path="string")), '{"path": "a"}', None),  # two fit
-    ((BASH, OPEN), '{"command": "ls"}', BASH),  # a declared fit beats an open-ended one
-    ((BASH, OPEN), '{"x": 1}', OPEN),
-    ((), '{"command": "ls"}', None),
-])
+@pytest.mark.parametrize(
+    ("tools", "arguments", "chosen"),
+    [
+        (TOOLS, '{"command": "ls"}', BASH),
+        (TOOLS, '{"command": "ls", "timeout": 3}', BASH),
+        (TOOLS, '{"city": "Rome", "days": 2}', WEATHER),
+        (TOOLS, "{}", TIME),  # the only tool without required parameters
+        (TOOLS, "", TIME),
+        (TOOLS, '{"city": "Rome", "command": "ls"}', None),  # no tool takes both
+        (TOOLS, '{"timeout": 3}', None),  # bash's required command is missing
+        (TOOLS, '{"nope": 1}', None),
+        (TOOLS, '{"command": ', None),  # not JSON
+        (TOOLS, '["ls"]', None),  # not an object
+        ((BASH, READ, tool("cat", ("path",), path="string")), '{"path": "a"}', None),  # two fit
+        ((BASH, OPEN), '{"command": "ls"}', BASH),  # a declared fit beats an open-ended one
+        ((BASH, OPEN), '{"x": 1}', OPEN),
+        ((), '{"command": "ls"}', None),
+    ],
+)
 def test_the_one_tool_the_arguments_fit(
     tools: tuple[Tool, ...], arguments: str, chosen: Tool | None
 ) -> None:
@@ -74,29 +89,41 @@ def test_a_sole_tool_without_a_schema_needs_no_arguments_to_be_chosen() -> None:
     assert sole_tool(()) is None
 
 
-@pytest.mark.parametrize(("call_id", "name"), [
-    ("functions.bash:0", "bash"), ("bash:3", "bash"), ("functions.a:b:12", "a:b"),
-    ("functions.bash", "bash"),  # no :N, but exactly an offered tool's name
-    ("get_time", "get_time"),
-    ("0", None), ("call_3", None), ("functions.bad.0", None), ("functions.nosuch", None),
-    ("functions.:0", None), ("toolu_01ABC", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("call_id", "name"),
+    [
+        ("functions.bash:0", "bash"),
+        ("bash:3", "bash"),
+        ("functions.a:b:12", "a:b"),
+        ("functions.bash", "bash"),  # no :N, but exactly an offered tool's name
+        ("get_time", "get_time"),
+        ("0", None),
+        ("call_3", None),
+        ("functions.bad.0", None),
+        ("functions.nosuch", None),
+        ("functions.:0", None),
+        ("toolu_01ABC", None),
+        ("", None),
+    ],
+)
 def test_which_kimi_ids_name_a_function(call_id: str, name: str | None) -> None:
     assert name_from_call_id(call_id, ParserContext(TOOLS)) == name
 
 
 def kimi_call(call_id: str, arguments: str) -> str:
-    return (f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{arguments}"
-            "<|tool_call_end|>")
+    return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>"
 
 
-@pytest.mark.parametrize(("call_id", "arguments", "name"), [
-    ("0", '{"command": "ls"}', "bash"),
-    ("call_3", '{"city": "Rome"}', "get_weather"),
-    ("functions.bad.0", "{}", "get_time"),
-    ("call_3", '{"nope": 1}', ""),  # nothing fits: left unnamed, for the rewriter to drop
-    ("7", '{"command": "ls", "city": "x"}', ""),
-])
+@pytest.mark.parametrize(
+    ("call_id", "arguments", "name"),
+    [
+        ("0", '{"command": "ls"}', "bash"),
+        ("call_3", '{"city": "Rome"}', "get_weather"),
+        ("functions.bad.0", "{}", "get_time"),
+        ("call_3", '{"nope": 1}', ""),  # nothing fits: left unnamed, for the rewriter to drop
+        ("7", '{"command": "ls", "city": "x"}', ""),
+    ],
+)
 def test_the_kimi_parser_names_a_call_by_its_arguments(
     call_id: str, arguments: str, name: str
 ) -> None:
@@ -107,8 +134,7 @@ def test_the_kimi_parser_names_a_call_by_its_arguments(
 
 def assembler(buffered: bool, tools: tuple[Tool, ...] = TOOLS) -> tuple[Any, FakeReport]:
     report = FakeReport()
-    return ToolCallAssembler(counter_ids(), buffered=buffered, report=report,
-                             tools=tools), report
+    return ToolCallAssembler(counter_ids(), buffered=buffered, report=report, tools=tools), report
 
 
 @pytest.mark.parametrize("buffered", [False, True])
@@ -118,8 +144,14 @@ def test_an_unnamed_call_leaves_whole_under_the_tool_its_arguments_fit(buffered:
     assert calls.arguments('{"command": ') == []
     assert calls.arguments('"ls"}') == []
     out = calls.end() + calls.close()
-    assert out == [{"index": 0, "id": "0", "type": "function",
-                    "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+    assert out == [
+        {
+            "index": 0,
+            "id": "0",
+            "type": "function",
+            "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+        }
+    ]
     assert (calls.count, report.reasons, report.fallbacks) == (1, [], [])
 
 

@@ -25,8 +25,15 @@ pytestmark = pytest.mark.anyio
 KIMI = "moonshotai/Kimi-K2-Instruct"
 QWEN = "Qwen/Qwen2.5-7B-Instruct"  # writes Hermes calls, as the upstream below does
 NO_SPECIAL = {"skip_special_tokens": False}
-TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 MESSAGES = [{"role": "user", "content": "list files"}]
 HERMES_CALL = '<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>'
 
@@ -53,20 +60,31 @@ class Upstream:
             kind = b"text/event-stream"
         else:
             message = {"role": "assistant", "content": HERMES_CALL}
-            out = orjson.dumps({"id": "c", "object": "chat.completion", "created": 1,
-                                "model": "m", "choices": [{"index": 0, "message": message,
-                                                           "finish_reason": "stop"}]})
+            out = orjson.dumps(
+                {
+                    "id": "c",
+                    "object": "chat.completion",
+                    "created": 1,
+                    "model": "m",
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                }
+            )
             kind = b"application/json"
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", kind)]})
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-type", kind)]}
+        )
         await send({"type": "http.response.body", "body": out})
 
 
 async def chat(app: Any, model: str = KIMI, stream: bool = True, **extra: Any) -> list[Any]:
     """The tool calls the openai SDK gets for one chat request through ``app``."""
     client = sdk_client(app)
-    request: dict[str, Any] = {"model": model, "messages": MESSAGES, "tools": TOOLS,
-                               "extra_body": extra or None}
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": MESSAGES,
+        "tools": TOOLS,
+        "extra_body": extra or None,
+    }
     if stream:
         async with client.chat.completions.stream(**request) as events:
             streamed = await events.get_final_completion()
@@ -87,7 +105,9 @@ async def test_global_fields_reach_the_upstream_and_the_calls_are_still_repaired
         assert body["model"] == QWEN and body["messages"] == MESSAGES
         assert body["tools"] == TOOLS and body.get("stream", False) is stream
     assert [(c.function.name, c.function.arguments) for c in calls] == [
-        ("bash", '{"command": "ls"}'), ("bash", '{"command": "ls"}')]
+        ("bash", '{"command": "ls"}'),
+        ("bash", '{"command": "ls"}'),
+    ]
 
 
 async def test_the_upstream_gets_the_new_body_length() -> None:
@@ -99,8 +119,9 @@ async def test_the_upstream_gets_the_new_body_length() -> None:
 
 async def test_configured_fields_win_over_the_clients() -> None:
     upstream = Upstream()
-    app = ToolCallMiddleware(upstream, upstream_fields={
-        **NO_SPECIAL, "chat_template_kwargs": {"thinking": True}})
+    app = ToolCallMiddleware(
+        upstream, upstream_fields={**NO_SPECIAL, "chat_template_kwargs": {"thinking": True}}
+    )
     await chat(app, skip_special_tokens=True, chat_template_kwargs={"x": 1}, seed=7)
     (body,) = upstream.bodies()
     assert body["skip_special_tokens"] is False
@@ -119,8 +140,13 @@ async def test_fields_per_model_pattern_over_the_global_ones() -> None:
             "moonshotai/Kimi-K2-Instruct": {"top_k": 4},  # an exact name wins over patterns
         },
     )
-    for model in (KIMI, "moonshotai/Kimi-K2.5", "openai/gpt-oss-120b", "Qwen/Qwen3-8B",
-                  "MoonshotAI/Kimi-K2.5"):
+    for model in (
+        KIMI,
+        "moonshotai/Kimi-K2.5",
+        "openai/gpt-oss-120b",
+        "Qwen/Qwen3-8B",
+        "MoonshotAI/Kimi-K2.5",
+    ):
         await chat(app, model)
     exact, kimi, gpt_oss, qwen, other_case = upstream.bodies()
     assert exact["top_k"] == 4 and "skip_special_tokens" not in exact
@@ -153,8 +179,9 @@ async def test_other_paths_and_bodies_that_are_no_object_pass_byte_for_byte(
     path: str, body: bytes
 ) -> None:
     upstream = Upstream()
-    app = ToolCallMiddleware(upstream, upstream_fields=NO_SPECIAL,
-                             upstream_fields_by_model={"*": {"top_k": 1}})
+    app = ToolCallMiddleware(
+        upstream, upstream_fields=NO_SPECIAL, upstream_fields_by_model={"*": {"top_k": 1}}
+    )
     transport = httpx2.ASGITransport(app=app)
     async with httpx2.AsyncClient(transport=transport, base_url="http://t") as client:
         await client.post(path, content=body, headers={"content-type": "application/json"})
@@ -165,8 +192,9 @@ async def test_other_paths_and_bodies_that_are_no_object_pass_byte_for_byte(
 
 async def test_without_fields_the_body_is_replayed_unchanged() -> None:
     upstream = Upstream()
-    raw = orjson.dumps({"model": KIMI, "messages": MESSAGES, "tools": TOOLS},
-                       option=orjson.OPT_INDENT_2)
+    raw = orjson.dumps(
+        {"model": KIMI, "messages": MESSAGES, "tools": TOOLS}, option=orjson.OPT_INDENT_2
+    )
     transport = httpx2.ASGITransport(app=ToolCallMiddleware(upstream))
     async with httpx2.AsyncClient(transport=transport, base_url="http://t") as client:
         await client.post("/v1/chat/completions", content=raw)
@@ -195,29 +223,39 @@ async def front_request(front: str, app: Any) -> None:
     transport = httpx2.ASGITransport(app=app)
     async with httpx2.AsyncClient(transport=transport, base_url="http://t") as client:
         if front == "anthropic":
-            response = await client.post("/v1/messages", json={
-                "model": KIMI, "max_tokens": 256,
-                "messages": [{"role": "user", "content": "list files"}]})
+            response = await client.post(
+                "/v1/messages",
+                json={
+                    "model": KIMI,
+                    "max_tokens": 256,
+                    "messages": [{"role": "user", "content": "list files"}],
+                },
+            )
         elif front == "responses":
             response = await client.post("/v1/responses", json={"model": KIMI, "input": "hi"})
         else:
             response = await client.post(
                 f"/v1beta/models/{KIMI}:generateContent",
-                json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+                json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+            )
     assert response.status_code == 200, response.text
 
 
 @pytest.mark.parametrize(
     ("front", "middleware"),
-    [("anthropic", AnthropicMiddleware), ("responses", ResponsesMiddleware),
-     ("gemini", GeminiMiddleware)],
+    [
+        ("anthropic", AnthropicMiddleware),
+        ("responses", ResponsesMiddleware),
+        ("gemini", GeminiMiddleware),
+    ],
 )
 async def test_chat_path_fields_reach_every_front_and_the_fronts_own_fields_win(
     front: str, middleware: Any
 ) -> None:
     upstream = Upstream()
-    chat_path = ToolCallMiddleware(upstream, upstream_fields=CHAT_FIELDS,
-                                   upstream_fields_by_model={KIMI: {"top_k": 2}})
+    chat_path = ToolCallMiddleware(
+        upstream, upstream_fields=CHAT_FIELDS, upstream_fields_by_model={KIMI: {"top_k": 2}}
+    )
     await front_request(front, middleware(chat_path, upstream_fields={"max_tokens": 64}))
     await front_request(front, middleware(chat_path))
     own, plain = upstream.bodies()
@@ -229,16 +267,22 @@ async def test_chat_path_fields_reach_every_front_and_the_fronts_own_fields_win(
 
 async def test_gemini_thinking_off_keeps_its_fields_where_it_applies() -> None:
     upstream = Upstream()
-    chat_path = ToolCallMiddleware(upstream, upstream_fields_by_model={
-        KIMI: {"chat_template_kwargs": {"thinking": True}}})
-    app = GeminiMiddleware(chat_path, thinking_off={
-        "moonshotai/*": {"chat_template_kwargs": {"thinking": False}}})
+    chat_path = ToolCallMiddleware(
+        upstream, upstream_fields_by_model={KIMI: {"chat_template_kwargs": {"thinking": True}}}
+    )
+    app = GeminiMiddleware(
+        chat_path, thinking_off={"moonshotai/*": {"chat_template_kwargs": {"thinking": False}}}
+    )
     transport = httpx2.ASGITransport(app=app)
     async with httpx2.AsyncClient(transport=transport, base_url="http://t") as client:
         for budget in (0, 1024):
-            response = await client.post(f"/v1beta/models/{KIMI}:generateContent", json={
-                "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
-                "generationConfig": {"thinkingConfig": {"thinkingBudget": budget}}})
+            response = await client.post(
+                f"/v1beta/models/{KIMI}:generateContent",
+                json={
+                    "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                    "generationConfig": {"thinkingConfig": {"thinkingBudget": budget}},
+                },
+            )
             assert response.status_code == 200
     side, main = upstream.bodies()
     assert side["chat_template_kwargs"] == {"thinking": False}  # a side request: thinking off
@@ -251,16 +295,22 @@ async def test_gemini_thinking_off_keeps_its_fields_where_it_applies() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"upstream_fields": "skip_special_tokens=false"},
-         "upstream_fields must be an object of request fields"),
+        (
+            {"upstream_fields": "skip_special_tokens=false"},
+            "upstream_fields must be an object of request fields",
+        ),
         ({"upstream_fields": {"model": "x"}}, r"upstream_fields cannot set model \(fields the"),
         ({"upstream_fields": {"stream": False, "n": 2}}, "upstream_fields cannot set n, stream"),
         ({"upstream_fields": {"seed": {1}}}, "must hold JSON values"),
-        ({"upstream_fields_by_model": {"kimi-*": "skip"}},
-         "upstream_fields_by_model must map model names or patterns to request fields"),
+        (
+            {"upstream_fields_by_model": {"kimi-*": "skip"}},
+            "upstream_fields_by_model must map model names or patterns to request fields",
+        ),
         ({"upstream_fields_by_model": [NO_SPECIAL]}, "upstream_fields_by_model must map"),
-        ({"upstream_fields_by_model": {"kimi-*": {"tools": []}}},
-         r"upstream_fields_by_model \['kimi-\*'\] cannot set tools"),
+        (
+            {"upstream_fields_by_model": {"kimi-*": {"tools": []}}},
+            r"upstream_fields_by_model \['kimi-\*'\] cannot set tools",
+        ),
     ],
 )
 def test_bad_values_fail_at_construction(options: dict[str, Any], message: str) -> None:
@@ -271,12 +321,18 @@ def test_bad_values_fail_at_construction(options: dict[str, Any], message: str) 
 @pytest.mark.parametrize(
     ("name", "raw", "message"),
     [
-        ("TOOLCALL_UPSTREAM_FIELDS", "{skip_special_tokens: false}",
-         "TOOLCALL_UPSTREAM_FIELDS is not valid JSON"),
+        (
+            "TOOLCALL_UPSTREAM_FIELDS",
+            "{skip_special_tokens: false}",
+            "TOOLCALL_UPSTREAM_FIELDS is not valid JSON",
+        ),
         ("TOOLCALL_UPSTREAM_FIELDS", "false", "TOOLCALL_UPSTREAM_FIELDS must be an object"),
         ("TOOLCALL_UPSTREAM_FIELDS", '{"messages": []}', "UPSTREAM_FIELDS cannot set messages"),
-        ("TOOLCALL_UPSTREAM_FIELDS_BY_MODEL", '{"kimi-*": 1}',
-         "TOOLCALL_UPSTREAM_FIELDS_BY_MODEL must map"),
+        (
+            "TOOLCALL_UPSTREAM_FIELDS_BY_MODEL",
+            '{"kimi-*": 1}',
+            "TOOLCALL_UPSTREAM_FIELDS_BY_MODEL must map",
+        ),
     ],
 )
 def test_bad_environment_values_name_the_variable(name: str, raw: str, message: str) -> None:

@@ -16,8 +16,10 @@ pytestmark = pytest.mark.anyio
 
 SB, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CB, AB, CE = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
-TWO = (f"Hi.{SB}{CB}functions.bash:0{AB}{{\"command\": \"ls\"}}{CE}"
-       f"{CB}functions.rm_rf:1{AB}{{\"path\": \"/\"}}{CE}{SE}")
+TWO = (
+    f'Hi.{SB}{CB}functions.bash:0{AB}{{"command": "ls"}}{CE}'
+    f'{CB}functions.rm_rf:1{AB}{{"path": "/"}}{CE}{SE}'
+)
 STREAM = sse(chunk({"content": TWO}), chunk({}, "stop"), "[DONE]")
 
 

@@ -25,8 +25,12 @@ def run(case: str) -> Result:
     binaries = npm_install(*CLAUDE_CODE)
     model = MODELS.get(case, "scripted-native")
     with stack(case, {"TOOLCALL_ANTHROPIC_MODEL_MAP": f"*={model}"}) as s:
-        argv = [str(binaries / "claude"), "-p", "Run the command the task needs, then tell me "
-                "what it printed.", "--dangerously-skip-permissions"]
+        argv = [
+            str(binaries / "claude"),
+            "-p",
+            "Run the command the task needs, then tell me what it printed.",
+            "--dangerously-skip-permissions",
+        ]
         env = {
             "ANTHROPIC_BASE_URL": s.proxy_url,
             "ANTHROPIC_API_KEY": "unused",

@@ -42,8 +42,12 @@ def run(fmt: str) -> Result:
         (codex_home / "config.toml").write_text(
             CONFIG.format(model=MODELS[fmt], base_url=s.proxy_url)
         )
-        argv = [str(binaries / "codex"), "exec", "--skip-git-repo-check",
-                "Run the command the task needs, then tell me what it printed."]
+        argv = [
+            str(binaries / "codex"),
+            "exec",
+            "--skip-git-repo-check",
+            "Run the command the task needs, then tell me what it printed.",
+        ]
         env = {"CODEX_HOME": str(codex_home), "TOOLCALL_E2E_KEY": "unused"}
         return s.run(argv, env)
 

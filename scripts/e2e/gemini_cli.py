@@ -35,8 +35,7 @@ def settings(context_window: int = 131072) -> dict[str, Any]:
     compression at a fraction of the model's own window (gemini-cli assumes 1,048,576 tokens
     for a model it does not know), and nothing that calls Google."""
     return {
-        "security": {"auth": {"selectedType": "gemini-api-key"},
-                     "folderTrust": {"enabled": False}},
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
         "model": {"compressionThreshold": round(context_window / 1_048_576 * 0.9, 3)},
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
         "privacy": {"usageStatisticsEnabled": False},
@@ -47,15 +46,20 @@ def settings(context_window: int = 131072) -> dict[str, Any]:
 def run(fmt: str) -> Result:
     binaries = npm_install(*GEMINI_CLI)
     model = MODELS.get(fmt, MODELS["native"])
-    serve_env = {"TOOLCALL_GEMINI_MODEL_MAP": f"gemini-*={model}",
-                 "TOOLCALL_GEMINI_DEFAULT_MODEL": model}
+    serve_env = {
+        "TOOLCALL_GEMINI_MODEL_MAP": f"gemini-*={model}",
+        "TOOLCALL_GEMINI_DEFAULT_MODEL": model,
+    }
     with stack(fmt, serve_env) as s:
         gemini_home = s.home / ".gemini"
         gemini_home.mkdir()
         (gemini_home / "settings.json").write_text(json.dumps(settings(), indent=2))
         argv = [str(binaries / "gemini"), "--approval-mode", "yolo", "-p", PROMPT]
-        env = {"GEMINI_API_KEY": "unused", "GOOGLE_GEMINI_BASE_URL": s.proxy_url,
-               "GEMINI_CLI_NO_RELAUNCH": "true"}
+        env = {
+            "GEMINI_API_KEY": "unused",
+            "GOOGLE_GEMINI_BASE_URL": s.proxy_url,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
         return s.run(argv, env)
 
 

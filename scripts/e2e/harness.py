@@ -32,8 +32,12 @@ MARK = "E2E_TOOL_RAN"
 #: prints the mark, which the final answer quotes (the output came back).
 COMMAND = f"echo ok > proof.txt && echo {MARK}"
 #: Model names ``provider="auto"`` maps to each markup format.
-MODELS = {"kimi": "kimi-k2-instruct", "qwen3_coder": "qwen3-coder-30b",
-          "hermes": "qwen2.5-72b-instruct", "native": "scripted-native"}
+MODELS = {
+    "kimi": "kimi-k2-instruct",
+    "qwen3_coder": "qwen3-coder-30b",
+    "hermes": "qwen2.5-72b-instruct",
+    "native": "scripted-native",
+}
 
 
 def free_port() -> int:
@@ -50,9 +54,18 @@ def npm_install(package: str, version: str) -> Path:
     if not binaries.is_dir():
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
-             str(prefix), f"{package}@{version}"],
-            check=True, timeout=900,
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+                str(prefix),
+                f"{package}@{version}",
+            ],
+            check=True,
+            timeout=900,
         )
     return binaries
 
@@ -90,10 +103,22 @@ class Stack:
     workdir: Path
 
     def run(self, argv: list[str], env: Mapping[str, str], timeout: float = 240) -> Result:
-        full_env = {"PATH": os.environ["PATH"], "HOME": str(self.home), "LANG": "C.UTF-8",
-                    "NO_COLOR": "1", **env}
-        done = subprocess.run(argv, cwd=self.workdir, env=full_env, capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        full_env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            **env,
+        }
+        done = subprocess.run(
+            argv,
+            cwd=self.workdir,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         requests = [json.loads(line) for line in self.upstream_log.read_text().splitlines()]
         tool_ran = (self.workdir / "proof.txt").is_file()
         return Result(done.returncode, done.stdout, done.stderr, tool_ran, requests)
@@ -112,17 +137,42 @@ def stack(fmt: str, serve_env: Mapping[str, str] | None = None) -> Iterator[Stac
     up_port, proxy_port = free_port(), free_port()
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        processes.append(subprocess.Popen(
-            [python, str(HERE / "upstream.py"), "--port", str(up_port), "--format", fmt,
-             "--command", COMMAND, "--log", str(log)],
-            stdout=subprocess.DEVNULL, stderr=open(tmp / "upstream.err", "wb"),  # noqa: SIM115
-        ))
+        processes.append(
+            subprocess.Popen(
+                [
+                    python,
+                    str(HERE / "upstream.py"),
+                    "--port",
+                    str(up_port),
+                    "--format",
+                    fmt,
+                    "--command",
+                    COMMAND,
+                    "--log",
+                    str(log),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=open(tmp / "upstream.err", "wb"),  # noqa: SIM115
+            )
+        )
         env = {**os.environ, "TOOLCALL_METRICS": "false", **(serve_env or {})}
-        processes.append(subprocess.Popen(
-            [python, "-m", "toolcall_middleware.cli", "serve", "--upstream",
-             f"http://127.0.0.1:{up_port}", "--port", str(proxy_port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "proxy.err", "wb"),  # noqa: SIM115
-        ))
+        processes.append(
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "toolcall_middleware.cli",
+                    "serve",
+                    "--upstream",
+                    f"http://127.0.0.1:{up_port}",
+                    "--port",
+                    str(proxy_port),
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=open(tmp / "proxy.err", "wb"),  # noqa: SIM115
+            )
+        )
         proxy = f"http://127.0.0.1:{proxy_port}"
         wait_until_up(proxy + "/healthz")
         yield Stack(proxy, log, home, workdir)

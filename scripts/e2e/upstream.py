@@ -105,8 +105,14 @@ def json_instance(schema: Any) -> Any:
     if kind == "object":
         properties = schema.get("properties") or {}
         return {name: json_instance(sub) for name, sub in properties.items()}
-    return {"array": [], "string": "ok", "integer": 1, "number": 1, "boolean": False,
-            "null": None}.get(kind, {})
+    return {
+        "array": [],
+        "string": "ok",
+        "integer": 1,
+        "number": 1,
+        "boolean": False,
+        "null": None,
+    }.get(kind, {})
 
 
 def pieces(text: str, size: int = 7) -> list[str]:
@@ -149,8 +155,12 @@ class ScriptedUpstream:
             if self.format == "native_bad_json":
                 text = text[:-1] + ",}"  # a trailing comma: not JSON
             call_id = f"call_scripted_{self.calls}"
-            first = {"index": 0, "id": call_id, "type": "function",
-                     "function": {"name": name, "arguments": ""}}
+            first = {
+                "index": 0,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
             rest = [{"index": 0, "function": {"arguments": p}} for p in pieces(text)]
             return [{"tool_calls": [e]} for e in (first, *rest)], "tool_calls"
         channel, text = markup(self.format, name, arguments)
@@ -186,25 +196,39 @@ class ScriptedUpstream:
         if not request.get("stream"):
             await _json(send, 200, _completion(model, deltas, finish, usage))
             return
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
-        base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": model}
-        chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"},
-                                        "finish_reason": None}]}]
-        chunks += [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
-                   for d in deltas]
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        base = {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+        }
+        chunks = [
+            {
+                **base,
+                "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}],
+            }
+        ]
+        chunks += [
+            {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+        ]
         chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
         chunks.append({**base, "choices": [], "usage": usage})
         for chunk in chunks:
             data = b"data: " + json.dumps(chunk).encode() + b"\n\n"
             await send({"type": "http.response.body", "body": data, "more_body": True})
-        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n",
-                    "more_body": False})
+        await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": False})
 
 
-def _completion(model: str, deltas: list[dict[str, Any]], finish: str,
-                usage: dict[str, int]) -> dict[str, Any]:
+def _completion(
+    model: str, deltas: list[dict[str, Any]], finish: str, usage: dict[str, int]
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": ""}
     calls: list[dict[str, Any]] = []
     for delta in deltas:
@@ -213,22 +237,35 @@ def _completion(model: str, deltas: list[dict[str, Any]], finish: str,
                 message[key] = message.get(key, "") + delta[key]
         for entry in delta.get("tool_calls", ()):
             if "id" in entry:
-                calls.append({"id": entry["id"], "type": "function",
-                              "function": dict(entry["function"])})
+                calls.append(
+                    {"id": entry["id"], "type": "function", "function": dict(entry["function"])}
+                )
             else:
                 calls[-1]["function"]["arguments"] += entry["function"]["arguments"]
     if calls:
         message["tool_calls"] = calls
-    return {"id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": usage}
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
 
 
 async def _json(send: Send, status: int, doc: Any) -> None:
     body = json.dumps(doc).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

@@ -102,8 +102,7 @@ def _wrap(raw: str) -> str:
 
 
 class _Call:
-    __slots__ = ("checked", "explicit", "id", "index", "name", "native", "parts", "size",
-                 "unnamed")
+    __slots__ = ("checked", "explicit", "id", "index", "name", "native", "parts", "size", "unnamed")
 
     def __init__(self, name: str, call_id: str | None, native: bool) -> None:
         self.index = -1  # the output index, once the call has one
@@ -293,7 +292,11 @@ class ToolCallAssembler:
         """Name a call that named no function after the one offered tool its arguments fit."""
         tool = tool_for_arguments(self._tools, arguments)
         if tool is None:
-            logger.warning("dropped a tool call that names no function (name %r, id %r): no "
-                           "single offered tool fits its arguments", call.name, call.id)
+            logger.warning(
+                "dropped a tool call that names no function (name %r, id %r): no "
+                "single offered tool fits its arguments",
+                call.name,
+                call.id,
+            )
         else:
             call.name, call.unnamed = tool.name, False

@@ -57,9 +57,13 @@ class ChoiceRewriter:
         think = settings.think
         report = settings.report
         self._budget = settings.budget
-        self.calls = ToolCallAssembler(settings.new_id or call_ids_for(parser),
-                                       buffered=settings.buffered, budget=self._budget,
-                                       report=report, tools=settings.tools)
+        self.calls = ToolCallAssembler(
+            settings.new_id or call_ids_for(parser),
+            buffered=settings.buffered,
+            budget=self._budget,
+            report=report,
+            tools=settings.tools,
+        )
         self.native = NativeToolCalls(self.calls, report)
         self._max_held = settings.max_held
         self._report = report
@@ -70,7 +74,8 @@ class ChoiceRewriter:
         #: Where ``Reasoning`` goes: the stream's reasoning fields (``None``: think_tags keep,
         #: with the text it came in). Set from the first delta that names one.
         self._reasoning_fields: tuple[str, ...] | None = (
-            None if think is None else DEFAULT_REASONING)
+            None if think is None else DEFAULT_REASONING
+        )
         self._fields_known = False
         #: Characters of model text the parser holds back (a possible marker prefix), counted
         #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
@@ -124,8 +129,7 @@ class ChoiceRewriter:
                 entries = self.calls.arguments(event.fragment)
             elif type(event) is CallEnd:
                 entries = self.calls.end()  # "{}" for a call that had no arguments
-            elif type(event) is CallStart and not self.native.active \
-                    and not self.calls.is_open():
+            elif type(event) is CallStart and not self.native.active and not self.calls.is_open():
                 entries = self.calls.start(event.name, event.id)
             elif type(event) is Reasoning:  # a piece of a think block, or gpt-oss analysis
                 self.idle = self.text_only = False
@@ -177,8 +181,9 @@ class ChoiceRewriter:
                         self.has_calls = True
                         if continued and continued[0]["index"] == native[0]["index"]:
                             return None  # already what a client needs: the upstream's own bytes
-                        return spread_choices(choice, [{"tool_calls": continued}]
-                                              if continued else [], None)
+                        return spread_choices(
+                            choice, [{"tool_calls": continued}] if continued else [], None
+                        )
         texts: list[Fed] = [
             (f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in text_channels(delta)
         ]
@@ -340,8 +345,11 @@ class ChoiceRewriter:
         reasoning split still learning the stream's reasoning field or outside plain content.
         """
         think = self._think
-        return not self.native.active and not self.calls.holding and (
-            think is None or (self._fields_known and think.quiet))
+        return (
+            not self.native.active
+            and not self.calls.holding
+            and (think is None or (self._fields_known and think.quiet))
+        )
 
     def _check_held(self) -> LimitExceeded | None:
         """Bound memory: unresolved markup, and arguments held for a call until it can go."""

@@ -82,8 +82,9 @@ class ChunkRewriter:
         self._new_parser = new_parser
         self._think = think
         self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
-        self._settings = ChoiceSettings(new_id, mode == "buffered", self._budget, max_held_bytes,
-                                        report, tools, think)
+        self._settings = ChoiceSettings(
+            new_id, mode == "buffered", self._budget, max_held_bytes, report, tools, think
+        )
         self._choices: dict[int, ChoiceRewriter] = {}
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
         self._rewrite = Rewrite(None, True, False, think is None)
@@ -129,8 +130,9 @@ class ChunkRewriter:
             exceeded = exceeded or rewriter.exceeded
             changed = changed or out is not None
             outputs.extend([choice] if out is None else out)
-        return self._refill(self._spread(chunk, outputs) if changed else None, text_only,
-                            *self._state(), exceeded)
+        return self._refill(
+            self._spread(chunk, outputs) if changed else None, text_only, *self._state(), exceeded
+        )
 
     def text(self, template: ChunkTemplate, fields: tuple[str, ...], text: str) -> Rewrite | None:
         """``chunk`` for a chunk that ``template`` reads without decoding it: one choice whose
@@ -151,8 +153,9 @@ class ChunkRewriter:
         elif len(deltas) == 1:
             rewrite.chunks, rewrite.delta = None, deltas[0]
         else:
-            rewrite.chunks = self._spread(template.meta,
-                                          spread_choices(template.choice, deltas, None))
+            rewrite.chunks = self._spread(
+                template.meta, spread_choices(template.choice, deltas, None)
+            )
             rewrite.delta = None
         rewrite.text_only, rewrite.lagging = rewriter.text_only, rewriter.lag != 0
         rewrite.idle, rewrite.exceeded = rewriter.idle, rewriter.exceeded
@@ -173,9 +176,10 @@ class ChunkRewriter:
         chunks: list[Chunk] = []
         text_only = True
         for index, rewriter in sorted(self._choices.items()):  # in index order, however made
-            chunks.extend({**meta, "choices": [{"index": index, "delta": delta,
-                                                "finish_reason": None}]}
-                          for delta in flush(rewriter))
+            chunks.extend(
+                {**meta, "choices": [{"index": index, "delta": delta, "finish_reason": None}]}
+                for delta in flush(rewriter)
+            )
             text_only = text_only and rewriter.text_only
         return self._refill(chunks, text_only, *self._state())
 
@@ -194,8 +198,13 @@ class ChunkRewriter:
         return rewrite
 
     def _refill(
-        self, chunks: list[Chunk] | None, text_only: bool, lagging: bool, idle: bool,
-        exceeded: LimitExceeded | None = None, delta: Delta | None = None,
+        self,
+        chunks: list[Chunk] | None,
+        text_only: bool,
+        lagging: bool,
+        idle: bool,
+        exceeded: LimitExceeded | None = None,
+        delta: Delta | None = None,
     ) -> Rewrite:
         rewrite = self._rewrite
         rewrite.chunks, rewrite.delta = chunks, delta

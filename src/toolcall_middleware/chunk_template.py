@@ -31,12 +31,24 @@ class ChunkTemplate:
     """The bytes around the delta members of one stream's text chunks (SSE framing included)."""
 
     __slots__ = (
-        "_head_size", "_tail_size", "choice", "delta_head", "delta_tail", "head", "index",
-        "meta", "prefix", "tail",
+        "_head_size",
+        "_tail_size",
+        "choice",
+        "delta_head",
+        "delta_tail",
+        "head",
+        "index",
+        "meta",
+        "prefix",
+        "tail",
     )
 
     def __init__(
-        self, head: bytes, tail: bytes, index: int, meta: dict[str, Any],
+        self,
+        head: bytes,
+        tail: bytes,
+        index: int,
+        meta: dict[str, Any],
         choice: dict[str, Any] | None = None,
     ) -> None:
         self.head = head

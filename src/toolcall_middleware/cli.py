@@ -29,12 +29,17 @@ def build_parser() -> argparse.ArgumentParser:
         "holding a raw SSE or JSON body) through ToolCallMiddleware and print what a client "
         "would receive.",
     )
-    replay.add_argument("log", nargs="?", help="recording file or bundled name "
-                        "(default: the bundled Kimi K2 two-call session)")
-    replay.add_argument("--provider", default=None,
-                        help=f"format to parse: auto or one of {', '.join(providers())}")
-    replay.add_argument("--summary", action="store_true",
-                        help="print the assembled message instead of the stream")
+    replay.add_argument(
+        "log",
+        nargs="?",
+        help="recording file or bundled name (default: the bundled Kimi K2 two-call session)",
+    )
+    replay.add_argument(
+        "--provider", default=None, help=f"format to parse: auto or one of {', '.join(providers())}"
+    )
+    replay.add_argument(
+        "--summary", action="store_true", help="print the assembled message instead of the stream"
+    )
     replay.set_defaults(run=run_replay)
     serve.add_parser(commands)
     return parser
@@ -63,8 +68,11 @@ def summary(recording: Recording, body: bytes) -> dict[str, Any]:
         "content": message.get("content"),
         "reasoning": message.get("reasoning_content", message.get("reasoning")),
         "tool_calls": [
-            {"id": c.get("id"), "name": c["function"]["name"],
-             "arguments": c["function"]["arguments"]}
+            {
+                "id": c.get("id"),
+                "name": c["function"]["name"],
+                "arguments": c["function"]["arguments"],
+            }
             for c in message.get("tool_calls") or ()
         ],
         "finish_reason": choices[0].get("finish_reason"),

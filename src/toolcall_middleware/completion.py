@@ -54,8 +54,8 @@ class CompletionAccumulator:
                 continue
             key = entry.get("index")
             call = state["calls"].setdefault(
-                key if type(key) is int else None, {"id": None, "type": "function",
-                                                    "function": {"name": "", "arguments": ""}}
+                key if type(key) is int else None,
+                {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
             )
             if isinstance(entry.get("id"), str) and entry["id"]:
                 call["id"] = entry["id"]

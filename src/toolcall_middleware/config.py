@@ -98,8 +98,10 @@ class Options:
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be a positive integer, not {getattr(self, name)}")
         if not self.idle_release >= 0:  # (NaN too)
-            raise ConfigError(f"idle_release must be zero or a positive number of seconds, "
-                              f"not {self.idle_release}")
+            raise ConfigError(
+                f"idle_release must be zero or a positive number of seconds, "
+                f"not {self.idle_release}"
+            )
         if not self.debug_path.startswith("/"):
             raise ConfigError(f"debug_path must start with '/': {self.debug_path!r}")
         if self.think_tags not in ("auto", "split", "keep"):
@@ -255,8 +257,10 @@ class ServeSettings:
         if self.workers < 1:
             raise ConfigError(f"workers must be a positive integer, not {self.workers}")
         if not 0 <= self.drain_timeout < float("inf"):  # (NaN too)
-            raise ConfigError(f"drain_timeout must be zero or a positive number of seconds, "
-                              f"not {self.drain_timeout}")
+            raise ConfigError(
+                f"drain_timeout must be zero or a positive number of seconds, "
+                f"not {self.drain_timeout}"
+            )
         if self.max_connections < 1 or self.max_keepalive_connections < 0:
             raise ConfigError("max_connections must be >= 1 and max_keepalive_connections >= 0")
         if self.log_level.lower() not in ("critical", "error", "warning", "info", "debug"):

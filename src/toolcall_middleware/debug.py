@@ -45,15 +45,17 @@ class DebugCapture:
         """One upstream event (``raw``; empty for the end of a stream) and what was sent."""
         self._seq += 1
         sent = lenient_json.dumps(output)
-        self._entries.append({
-            "seq": self._seq,
-            "time": time.time(),
-            "stage": stage,
-            "provider": provider,
-            "model": model,
-            "raw": _clip(raw),
-            "output": _clip(sent),
-        })
+        self._entries.append(
+            {
+                "seq": self._seq,
+                "time": time.time(),
+                "stage": stage,
+                "provider": provider,
+                "model": model,
+                "raw": _clip(raw),
+                "output": _clip(sent),
+            }
+        )
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` entries, oldest first; payloads as JSON where they parse."""
@@ -67,8 +69,11 @@ class DebugCapture:
 def _clip(data: bytes) -> dict[str, Any]:
     if len(data) <= MAX_PAYLOAD:
         return {"text": data.decode("utf-8", "replace"), "truncated": False}
-    return {"text": data[:MAX_PAYLOAD].decode("utf-8", "ignore"), "truncated": True,
-            "size": len(data)}
+    return {
+        "text": data[:MAX_PAYLOAD].decode("utf-8", "ignore"),
+        "truncated": True,
+        "size": len(data),
+    }
 
 
 def _loads(clipped: dict[str, Any]) -> Any:
@@ -95,8 +100,7 @@ def debug_app(capture: DebugCapture | None, admin_key: str) -> ASGIApp:
         if scope.get("method") != "GET":
             await _json(send, 405, _error("method not allowed", "invalid_request_error"))
             return
-        given = next((v for k, v in scope.get("headers", ()) if k.lower() == b"x-admin-key"),
-                     None)
+        given = next((v for k, v in scope.get("headers", ()) if k.lower() == b"x-admin-key"), None)
         if given is None:
             await _json(send, 401, _error("X-Admin-Key header required", "authentication_error"))
             return
@@ -115,9 +119,18 @@ def debug_app(capture: DebugCapture | None, admin_key: str) -> ASGIApp:
         entries = capture.recent(limit)
         if clear:
             capture.clear()
-        await _json(send, 200, {"entries": entries, "count": len(entries), "total": total,
-                                "max": capture.max_entries, "cleared": clear,
-                                "worker_pid": os.getpid()})
+        await _json(
+            send,
+            200,
+            {
+                "entries": entries,
+                "count": len(entries),
+                "total": total,
+                "max": capture.max_entries,
+                "cleared": clear,
+                "worker_pid": os.getpid(),
+            },
+        )
 
     return app
 
@@ -128,7 +141,15 @@ def _error(message: str, kind: str) -> dict[str, Any]:
 
 async def _json(send: Send, status: int, payload: Any) -> None:
     body = lenient_json.dumps(payload)
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-        (b"cache-control", b"no-store")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body, "more_body": False})

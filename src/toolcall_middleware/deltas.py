@@ -57,8 +57,11 @@ class DeltaBuilder:
         """Append entries; argument fragments join the open entry of the same call."""
         for entry in entries:
             open_entry = self._args
-            if "id" not in entry and open_entry is not None \
-                    and open_entry["index"] == entry["index"]:
+            if (
+                "id" not in entry
+                and open_entry is not None
+                and open_entry["index"] == entry["index"]
+            ):
                 open_entry["function"]["arguments"] += entry["function"]["arguments"]
                 continue
             self._text = None

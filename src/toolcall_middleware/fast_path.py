@@ -59,11 +59,23 @@ class FastPath:
     decoded, and the parser's ``triggers`` (``None``: unknown, so nothing passes unread).
     ``templates=False``: no template is learned (debug capture wants every decoded chunk)."""
 
-    __slots__ = ("_patterns", "_rewriter", "_tries", "_trigger", "_triggers", "hand", "handed",
-                 "template")
+    __slots__ = (
+        "_patterns",
+        "_rewriter",
+        "_tries",
+        "_trigger",
+        "_triggers",
+        "hand",
+        "handed",
+        "template",
+    )
 
     def __init__(
-        self, rewriter: ChunkRewriter, triggers: str | None, *, templates: bool = True,
+        self,
+        rewriter: ChunkRewriter,
+        triggers: str | None,
+        *,
+        templates: bool = True,
         hand: bool = False,
     ) -> None:
         self._rewriter = rewriter
@@ -116,7 +128,8 @@ class FastPath:
                                     self.handed = (template.index, fields, text)
                                 return PASSED_IDLE
                         elif self._triggers is not None and not any(
-                                char in text for char in self._triggers):
+                            char in text for char in self._triggers
+                        ):
                             if self.hand and value[0] == 34 == value[-1]:
                                 self.handed = (template.index, fields, text)
                             return PASSED_IDLE

@@ -31,7 +31,8 @@ __all__ = ["dumps", "loads", "loads_well_formed"]
 #: Outside strings a valid document has neither backslash nor surrogate.
 _LONE_SURROGATE = re.compile(
     r"\\(?:\\|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    r"|(u[dD][89a-fA-F][0-9a-fA-F]{2}))|([\ud800-\udfff])")
+    r"|(u[dD][89a-fA-F][0-9a-fA-F]{2}))|([\ud800-\udfff])"
+)
 
 
 def loads(data: bytes | str) -> Any:

@@ -49,8 +49,9 @@ def rewrite_completion(
             continue
         before = dict(message)
         raw = lenient_json.dumps(message) if capture is not None else b""
-        calls = rewrite_message(message, new_parser(), buffered=buffered, report=report,
-                                tools=tools, think=think)
+        calls = rewrite_message(
+            message, new_parser(), buffered=buffered, report=report, tools=tools, think=think
+        )
         upstream = choice.get("finish_reason")
         finish = finish_reason(upstream, calls, bool(before.get("tool_calls")))
         if finish != upstream:
@@ -75,12 +76,20 @@ def rewrite_message(
     think: ThinkConfig | None = None,
 ) -> int:
     """Rewrite a ``choices[].message`` in place; returns the calls it now has."""
-    assembler = ToolCallAssembler(new_id or call_ids_for(parser), buffered=buffered,
-                                  budget=Budget(sys.maxsize), report=report, tools=tools)
+    assembler = ToolCallAssembler(
+        new_id or call_ids_for(parser),
+        buffered=buffered,
+        budget=Budget(sys.maxsize),
+        report=report,
+        tools=tools,
+    )
     entries: list[Entry] = []
     split = None if think is None else ThinkSplit(think)
-    reasoning_fields = None if think is None else (
-        tuple(f for f in message if f in REASONING_FIELDS) or DEFAULT_REASONING)
+    reasoning_fields = (
+        None
+        if think is None
+        else (tuple(f for f in message if f in REASONING_FIELDS) or DEFAULT_REASONING)
+    )
     moved = ""  # reasoning found in other channels
     for fields in text_channels(message):
         builder = DeltaBuilder(assembler, reasoning_fields)
@@ -123,8 +132,11 @@ def _whole_calls(entries: list[Entry]) -> list[Entry]:
     for entry in entries:
         call = calls.get(entry["index"])
         if call is None:
-            calls[entry["index"]] = {"id": entry["id"], "type": "function",
-                                     "function": dict(entry["function"])}
+            calls[entry["index"]] = {
+                "id": entry["id"],
+                "type": "function",
+                "function": dict(entry["function"]),
+            }
         else:
             call["function"]["arguments"] += entry["function"]["arguments"]
     return [calls[i] for i in sorted(calls)]

@@ -89,27 +89,43 @@ class Metrics:
 
     def __init__(self, registry: Any = None) -> None:
         if prometheus_client is None:
-            raise RuntimeError("metrics need prometheus-client: pip install "
-                               "'toolcall-middleware[metrics]'")
+            raise RuntimeError(
+                "metrics need prometheus-client: pip install 'toolcall-middleware[metrics]'"
+            )
         if registry is None:
             registry = prometheus_client.REGISTRY
         self.registry = registry
         counter = prometheus_client.Counter
-        self.tool_calls = counter("toolcall_tool_calls", "Tool calls emitted to clients",
-                                  ["provider", "source"], registry=registry)
-        self.malformed = counter("toolcall_tool_calls_malformed",
-                                 "Malformed tool calls seen, by stage and reason",
-                                 ["provider", "stage", "reason"], registry=registry)
-        self.fallbacks = counter("toolcall_fallbacks",
-                                 "Fallbacks taken instead of a clean rewrite, by action",
-                                 ["provider", "stage", "action"], registry=registry)
-        self.rewritten = counter("toolcall_responses_rewritten",
-                                 "Responses whose body the middleware changed",
-                                 ["provider", "stage"], registry=registry)
-        self.upstream_failures = counter("toolcall_upstream_failures",
-                                         "Upstream requests toolcall serve could not complete, "
-                                         "by the code the client got", ["code"],
-                                         registry=registry)
+        self.tool_calls = counter(
+            "toolcall_tool_calls",
+            "Tool calls emitted to clients",
+            ["provider", "source"],
+            registry=registry,
+        )
+        self.malformed = counter(
+            "toolcall_tool_calls_malformed",
+            "Malformed tool calls seen, by stage and reason",
+            ["provider", "stage", "reason"],
+            registry=registry,
+        )
+        self.fallbacks = counter(
+            "toolcall_fallbacks",
+            "Fallbacks taken instead of a clean rewrite, by action",
+            ["provider", "stage", "action"],
+            registry=registry,
+        )
+        self.rewritten = counter(
+            "toolcall_responses_rewritten",
+            "Responses whose body the middleware changed",
+            ["provider", "stage"],
+            registry=registry,
+        )
+        self.upstream_failures = counter(
+            "toolcall_upstream_failures",
+            "Upstream requests toolcall serve could not complete, by the code the client got",
+            ["code"],
+            registry=registry,
+        )
         self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
     def upstream_failure(self, code: str) -> None:
@@ -191,12 +207,21 @@ def metrics_app(registry: Any = None) -> Any:
         if scope["type"] != "http":
             return
         if scope.get("method") != "GET":
-            await _respond(send, 405, b"method not allowed\n", b"text/plain; charset=utf-8",
-                           [(b"allow", b"GET")])
+            await _respond(
+                send,
+                405,
+                b"method not allowed\n",
+                b"text/plain; charset=utf-8",
+                [(b"allow", b"GET")],
+            )
             return
         if prometheus_client is None:
-            await _respond(send, 501, b"metrics need prometheus-client: pip install "
-                           b"'toolcall-middleware[metrics]'\n", b"text/plain; charset=utf-8")
+            await _respond(
+                send,
+                501,
+                b"metrics need prometheus-client: pip install 'toolcall-middleware[metrics]'\n",
+                b"text/plain; charset=utf-8",
+            )
             return
         reg = prometheus_client.REGISTRY if registry is None else registry
         body = prometheus_client.generate_latest(reg)
@@ -205,9 +230,17 @@ def metrics_app(registry: Any = None) -> Any:
     return app
 
 
-async def _respond(send: Send, status: int, body: bytes, content_type: bytes,
-                   extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
-               *(extra or [])]
+async def _respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: bytes,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    headers = [
+        (b"content-type", content_type),
+        (b"content-length", str(len(body)).encode()),
+        *(extra or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -67,11 +67,13 @@ class ToolCallMiddleware:
         if debug is None and self.options.admin_key:
             debug = DebugCapture(self.options.debug_max)
         self.debug = debug
-        self._debug_app = debug_app(debug, self.options.admin_key) if self.options.admin_key \
-            else None
+        self._debug_app = (
+            debug_app(debug, self.options.admin_key) if self.options.admin_key else None
+        )
         self.on_complete = on_complete
-        self._fields = UpstreamFields(self.options.upstream_fields,
-                                      self.options.upstream_fields_by_model)
+        self._fields = UpstreamFields(
+            self.options.upstream_fields, self.options.upstream_fields_by_model
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -79,8 +81,11 @@ class ToolCallMiddleware:
             or scope.get("method") != "POST"
             or scope.get("path") not in self._paths
         ):
-            if self._debug_app is not None and scope["type"] == "http" \
-                    and scope.get("path") == self.options.debug_path:
+            if (
+                self._debug_app is not None
+                and scope["type"] == "http"
+                and scope.get("path") == self.options.debug_path
+            ):
                 await self._debug_app(scope, receive, send)
                 return
             await self.app(scope, receive, send)
@@ -111,11 +116,20 @@ class ToolCallMiddleware:
         )
         if isinstance(info, dict):
             info["provider"] = provider
-        rewriters = Rewriters(self.options, provider, request, metrics=self.metrics,
-                              debug=self.debug, hand=offered(scope))
+        rewriters = Rewriters(
+            self.options,
+            provider,
+            request,
+            metrics=self.metrics,
+            debug=self.debug,
+            hand=offered(scope),
+        )
         responder = ToolCallResponder(
-            send, rewriters if rewrite else None, tap=hook is not None,
-            max_json_bytes=self.options.max_buffered_bytes, json_report=rewriters.json_report,
+            send,
+            rewriters if rewrite else None,
+            tap=hook is not None,
+            max_json_bytes=self.options.max_buffered_bytes,
+            json_report=rewriters.json_report,
             idle_release=self.options.idle_release,
         )
         try:
@@ -132,8 +146,12 @@ class ToolCallMiddleware:
 
 async def _send_too_large(send: Send, message: str) -> None:
     """413 with the OpenAI error object, so SDKs raise a readable APIError."""
-    error = {"message": message, "type": "invalid_request_error", "param": None,
-             "code": "request_too_large"}
+    error = {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "request_too_large",
+    }
     body = orjson.dumps({"error": error})
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -42,8 +42,17 @@ from .metrics import NULL_REPORT, Report
 
 
 class _Native:
-    __slots__ = ("closed", "ended", "explicit", "id", "last_id", "name", "pending",
-                 "pending_size", "started")
+    __slots__ = (
+        "closed",
+        "ended",
+        "explicit",
+        "id",
+        "last_id",
+        "name",
+        "pending",
+        "pending_size",
+        "started",
+    )
 
     def __init__(self) -> None:
         self.name: str | None = None
@@ -233,15 +242,23 @@ class NativeToolCalls:
                     self._end(first, out)
                     continue
                 # Its id may still come, until argument text or a later call does.
-                if (self._wait_for_id and first.id is None and not first.pending_size
-                        and second is None and not first.closed):
+                if (
+                    self._wait_for_id
+                    and first.id is None
+                    and not first.pending_size
+                    and second is None
+                    and not first.closed
+                ):
                     return
                 self._start(first, out)
                 continue
             if first.closed or (
-                second is not None and second.name is not None
-                and (self._calls.complete_object(first)
-                     or (second.pending_size and not self._calls.argument_size(first)))
+                second is not None
+                and second.name is not None
+                and (
+                    self._calls.complete_object(first)
+                    or (second.pending_size and not self._calls.argument_size(first))
+                )
             ):
                 self._end(first, out)
                 continue

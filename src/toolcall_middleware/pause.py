@@ -37,11 +37,27 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
 class PauseRelease:
     """One response's watch for pauses, over its SSE rewrite ``stream``."""
 
-    __slots__ = ("_interval", "_loop", "_send", "_stream", "_tap", "_task", "activity",
-                 "closed", "releasing", "watching")
+    __slots__ = (
+        "_interval",
+        "_loop",
+        "_send",
+        "_stream",
+        "_tap",
+        "_task",
+        "activity",
+        "closed",
+        "releasing",
+        "watching",
+    )
 
-    def __init__(self, stream: SSERewriter, send: Send, idle: float,
-                 loop: asyncio.AbstractEventLoop, tap: CompletionTap | None) -> None:
+    def __init__(
+        self,
+        stream: SSERewriter,
+        send: Send,
+        idle: float,
+        loop: asyncio.AbstractEventLoop,
+        tap: CompletionTap | None,
+    ) -> None:
         self._stream = stream
         self._send = send
         # Looked at twice per idle time: a pause is seen between half of it and all of it.

@@ -82,8 +82,12 @@ class Recording:
                 model = orjson.loads(body).get("model", "")
             except (orjson.JSONDecodeError, AttributeError):
                 model = ""
-            return cls(name, body, {"model": model, "stream": False},
-                       headers=(("content-type", "application/json"),))
+            return cls(
+                name,
+                body,
+                {"model": model, "stream": False},
+                headers=(("content-type", "application/json"),),
+            )
         model = next((c["model"] for c in chunks_from_sse(body) if "model" in c), "")
         return cls(name, body, {"model": model, "stream": True})
 
@@ -155,16 +159,25 @@ def request_body(recording: Recording) -> bytes:
 
 
 async def run_app(
-    app: Any, body: bytes, path: str = "/v1/chat/completions",
+    app: Any,
+    body: bytes,
+    path: str = "/v1/chat/completions",
     headers: list[tuple[bytes, bytes]] | None = None,
 ) -> tuple[int, list[tuple[bytes, bytes]], list[bytes]]:
     """Drive an ASGI app with one POST; the status, headers and each body message sent."""
     scope: Scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
         "root_path": "",
         "headers": headers if headers is not None else [(b"content-type", b"application/json")],
-        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
     }
     sent = False
     start: dict[str, Any] = {}
@@ -206,18 +219,27 @@ def replay_app(directory: Path | None = None, pace: float = 0.0) -> Any:
     chat = _ChatReplay(folder, names, pace)
 
     async def models(request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [
-            {"id": n, "object": "model", "created": 0, "owned_by": "sse_logs"} for n in names]})
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": [
+                    {"id": n, "object": "model", "created": 0, "owned_by": "sse_logs"}
+                    for n in names
+                ],
+            }
+        )
 
     async def health(request: Request) -> Response:
         return Response(status_code=200)
 
-    return Starlette(routes=[
-        Route("/v1/chat/completions", chat, methods=["POST"]),
-        Route("/chat/completions", chat, methods=["POST"]),
-        Route("/v1/models", models),
-        Route("/health", health),
-    ])
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models),
+            Route("/health", health),
+        ]
+    )
 
 
 class _ChatReplay:

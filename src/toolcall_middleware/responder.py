@@ -102,9 +102,14 @@ class ToolCallResponder:
                     if out:  # (``_more``, inline: once per rewritten event)
                         await self._send(
                             {"type": "http.response.body", "body": out, "more_body": True}
-                            if handed is None else
-                            {"type": "http.response.body", "body": out, "more_body": True,
-                             KEY: handed})
+                            if handed is None
+                            else {
+                                "type": "http.response.body",
+                                "body": out,
+                                "more_body": True,
+                                KEY: handed,
+                            }
+                        )
                     pause.activity = sends + 1
                     if not pause.watching and stream.holding:
                         pause.watch()
@@ -159,8 +164,9 @@ class ToolCallResponder:
                 message = {**message, "headers": _without(headers, b"content-length")}
                 loop = running_loop() if self._idle_release > 0 else None
                 if loop is not None:
-                    self._pause = PauseRelease(self._stream, self._send, self._idle_release,
-                                               loop, self._tap)
+                    self._pause = PauseRelease(
+                        self._stream, self._send, self._idle_release, loop, self._tap
+                    )
         elif content_type == b"application/json":
             self._mode = "json"
             self._start = message  # held until the body is complete and its length known
@@ -183,15 +189,17 @@ class ToolCallResponder:
         self._json_size += len(body)
         if self._max_json is not None and self._json_size > self._max_json:
             # Too large to hold for a rewrite: what came so far, then the rest, as it is.
-            logger.warning("JSON response over %d bytes: passed through unrewritten",
-                           self._max_json)
+            logger.warning(
+                "JSON response over %d bytes: passed through unrewritten", self._max_json
+            )
             self._json_report.fallback("limit-exceeded")
             assert self._start is not None
             self._mode = "pass"
             parts, self._json_parts = self._json_parts, []
             await self._send(self._start)
-            await self._send({"type": "http.response.body", "body": b"".join(parts),
-                              "more_body": more})
+            await self._send(
+                {"type": "http.response.body", "body": b"".join(parts), "more_body": more}
+            )
             return
         if not more:
             await self._send_json()

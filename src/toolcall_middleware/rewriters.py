@@ -61,22 +61,34 @@ class Rewriters:
         if self._think is not None and triggers is not None and "<" not in triggers:
             triggers += "<"  # a <think> tag is markup too
         rewriter = ChunkRewriter(
-            self.new_parser, mode=options.mode, max_held_bytes=options.max_held_bytes,
-            max_buffered_bytes=options.max_buffered_bytes, report=self.stream_report,
-            tools=self._request.tools, think=self._think,
+            self.new_parser,
+            mode=options.mode,
+            max_held_bytes=options.max_held_bytes,
+            max_buffered_bytes=options.max_buffered_bytes,
+            report=self.stream_report,
+            tools=self._request.tools,
+            think=self._think,
         )
         return SSERewriter(
-            rewriter, triggers, max_event_bytes=options.max_buffered_bytes,
-            report=self.stream_report, capture=None if self._debug is None else self._stream_seen,
-            releases_text=releases_held_text(self._provider), hand=self._hand,
+            rewriter,
+            triggers,
+            max_event_bytes=options.max_buffered_bytes,
+            report=self.stream_report,
+            capture=None if self._debug is None else self._stream_seen,
+            releases_text=releases_held_text(self._provider),
+            hand=self._hand,
         )
 
     def completion(self, completion: Any) -> tuple[bool, int]:
         """Rewrite a non-streamed ``chat.completion`` in place: whether anything changed, and
         the number of calls it has."""
         return rewrite_completion(
-            completion, self.new_parser, buffered=self._options.mode == "buffered",
-            report=self.json_report, tools=self._request.tools, think=self._think,
+            completion,
+            self.new_parser,
+            buffered=self._options.mode == "buffered",
+            report=self.json_report,
+            tools=self._request.tools,
+            think=self._think,
             capture=None if self._debug is None else self._message_seen,
         )
 

@@ -79,7 +79,6 @@ class SSEDecoder:
         self._scan = 0
         self._line_start = 0
 
-
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         held = self._buf
         if not held and self._newline_known and _is_one_data_line(chunk):
@@ -221,8 +220,12 @@ def encode_chunks(
     compactly as it came; the standard library for what only it writes (see lenient_json)."""
     if fields:
         rest = tuple(f for f in fields if not f.startswith(b":"))
-        return b"".join([encode_event(lenient_json.dumps(chunk), fields if i == 0 else rest,
-                                      newline) for i, chunk in enumerate(chunks)])
+        return b"".join(
+            [
+                encode_event(lenient_json.dumps(chunk), fields if i == 0 else rest, newline)
+                for i, chunk in enumerate(chunks)
+            ]
+        )
     events = []
     for chunk in chunks:
         try:

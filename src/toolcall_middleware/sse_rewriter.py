@@ -64,8 +64,11 @@ class SSERewriter:
     ) -> None:
         self.rewriter = rewriter
         # Debug capture records the chunks of every event with calls: no templates then.
-        self._fast = FastPath(rewriter, triggers, templates=capture is None, hand=hand) \
-            if fast_path else None
+        self._fast = (
+            FastPath(rewriter, triggers, templates=capture is None, hand=hand)
+            if fast_path
+            else None
+        )
         #: An in-process front takes what the fast path read (``handoff.py``): ``handed``,
         #: for the body ``feed`` just gave back, when that is the one event it read.
         self.hand = hand and fast_path
@@ -107,8 +110,11 @@ class SSERewriter:
                         self.handed, fast.handed = fast.handed, None
                     return body
                 rewritten, rewrite = taken
-                if rewrite.exceeded is None and not self._held and (
-                        rewritten is body or (self.changed and not rewrite.text_only)):
+                if (
+                    rewrite.exceeded is None
+                    and not self._held
+                    and (rewritten is body or (self.changed and not rewrite.text_only))
+                ):
                     # _send's first outcome, inline: how nearly every other event here goes.
                     self._lagging = rewrite.lagging
                     self._idle = rewrite.idle
@@ -121,8 +127,13 @@ class SSERewriter:
             return body
         if self.ended:
             return b""
-        if decoder.at_boundary and body.startswith(b"data: ") and body.endswith(b"\n\n") \
-                and body.find(b"\n") == len(body) - 2 and b"\r" not in body:
+        if (
+            decoder.at_boundary
+            and body.startswith(b"data: ")
+            and body.endswith(b"\n\n")
+            and body.find(b"\n") == len(body) - 2
+            and b"\r" not in body
+        ):
             # One "data:" line, as servers send events: what the decoder would make of it.
             return self._data(body, body[6:-2], ())
         events = decoder.feed(body)
@@ -130,8 +141,12 @@ class SSERewriter:
             out = self._event(events[0])
         else:
             out = b"".join([self._event(e) for e in events]) if events else b""
-        if self._max_event is not None and decoder.buffered > self._max_event \
-                and not self._failed and not self.ended:
+        if (
+            self._max_event is not None
+            and decoder.buffered > self._max_event
+            and not self._failed
+            and not self.ended
+        ):
             out += self._limit(LimitExceeded("an unterminated SSE event", self._max_event))
         return out
 
@@ -202,8 +217,7 @@ class SSERewriter:
             except ValueError:
                 return self._settle(raw, raw)
         else:
-            if self._fast is not None and type(chunk) is dict \
-                    and self._decoder.newline == b"\n":
+            if self._fast is not None and type(chunk) is dict and self._decoder.newline == b"\n":
                 self._fast.learn(data, chunk)
         if type(chunk) is not dict:
             return self._settle(raw, raw)
@@ -218,8 +232,7 @@ class SSERewriter:
         chunks = rewrite.chunks
         if self._capture is not None and not rewrite.text_only:
             self._capture(data, chunks or [])
-        rewritten = raw if chunks is None else encode_chunks(chunks, fields,
-                                                             self._decoder.newline)
+        rewritten = raw if chunks is None else encode_chunks(chunks, fields, self._decoder.newline)
         return self._send(raw, rewritten, rewrite)
 
     def _send(self, raw: bytes, rewritten: bytes, rewrite: Rewrite) -> bytes:
@@ -231,8 +244,11 @@ class SSERewriter:
         self._lagging = rewrite.lagging
         self._idle = rewrite.idle
         exceeded = rewrite.exceeded
-        if exceeded is None and not held and (
-                rewritten is raw or (self.changed and not rewrite.text_only)):
+        if (
+            exceeded is None
+            and not held
+            and (rewritten is raw or (self.changed and not rewrite.text_only))
+        ):
             return rewritten  # nothing held back and nothing new to count: it goes now
         if exceeded is not None:  # what came before the held data still goes
             return self._release(original=False) + rewritten + self._limit(exceeded)
@@ -308,8 +324,16 @@ class SSERewriter:
             self._first_change()
         newline = self._decoder.newline
         self._decoder = SSEDecoder()  # free whatever partial event it held
-        error = {"error": {"message": f"toolcall-middleware: {exc}", "type": "server_error",
-                           "code": "tool_call_limit_exceeded"}}
+        error = {
+            "error": {
+                "message": f"toolcall-middleware: {exc}",
+                "type": "server_error",
+                "code": "tool_call_limit_exceeded",
+            }
+        }
         # What was held only for a possible marker prefix is sent as rewritten (without it).
-        return (self._release(original=False) + encode_event(orjson.dumps(error), (), newline)
-                + encode_event(DONE, (), newline))
+        return (
+            self._release(original=False)
+            + encode_event(orjson.dumps(error), (), newline)
+            + encode_event(DONE, (), newline)
+        )

@@ -40,8 +40,9 @@ def only_text(delta: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
         text = delta.get("reasoning")
         if type(text) is str and text == delta.get("reasoning_content"):
             first = next(iter(delta))
-            return (REASONING_CONTENT_FIRST if first == "reasoning_content"
-                    else REASONING_FIRST), text
+            return (
+                REASONING_CONTENT_FIRST if first == "reasoning_content" else REASONING_FIRST
+            ), text
     return _NO_TEXT
 
 

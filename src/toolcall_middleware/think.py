@@ -89,8 +89,12 @@ class ThinkSplit:
     def quiet(self) -> bool:
         """Content without a ``<`` would pass unchanged and change nothing: in content (or
         after a call ended the block), nothing held, no framing to trim, content seen."""
-        return (self._state is _CONTENT or self._state is _ENDING) and not self._pending \
-            and not self._trim and self._seen_content
+        return (
+            (self._state is _CONTENT or self._state is _ENDING)
+            and not self._pending
+            and not self._trim
+            and self._seen_content
+        )
 
     @property
     def held(self) -> int:

@@ -81,8 +81,6 @@ async def ask(recording: Recording, stream: bool) -> tuple[Any, list[str]]:
         return await events.get_final_message(), types
 
 
-
-
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "create"])
 @pytest.mark.parametrize("path", ANSWERS, ids=lambda p: p.stem)
 async def test_recording_through_the_anthropic_sdk(path: Path, stream: bool) -> None:

@@ -508,8 +508,9 @@ async def test_tool_input_streams_to_claude_code_and_is_buffered_for_other_clien
         received += message.get("body", b"")
 
     headers = [(b"user-agent", user_agent)] if user_agent else []
-    await drive(AnthropicMiddleware(upstream), base_request(stream=True), client_send,
-                headers=headers)
+    await drive(
+        AnthropicMiddleware(upstream), base_request(stream=True), client_send, headers=headers
+    )
     assert received.count(b"input_json_delta") == pieces
     assert b"message_stop" in received
 
@@ -555,8 +556,9 @@ def test_file_options_rank_below_the_environment() -> None:
     assert (options.ping_interval, options.buffer_tool_input) == (3.0, True)
 
 
-@pytest.mark.parametrize(("raw", "value"), [("auto", "auto"), ("AUTO", "auto"), ("0", False),
-                                             ("true", True)])
+@pytest.mark.parametrize(
+    ("raw", "value"), [("auto", "auto"), ("AUTO", "auto"), ("0", False), ("true", True)]
+)
 def test_buffer_tool_input_from_the_environment(raw: str, value: object) -> None:
     from toolcall_middleware.fronts.anthropic import AnthropicOptions
 

@@ -11,12 +11,18 @@ import orjson
 
 from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 
-COMPLETION = orjson.dumps({
-    "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                 "finish_reason": "stop"}],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-})
+COMPLETION = orjson.dumps(
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+)
 
 
 @dataclass
@@ -35,16 +41,29 @@ class RecordingApp:
             if not message.get("more_body", False):
                 break
         self.calls.append(body)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
         await send({"type": "http.response.body", "body": COMPLETION, "more_body": False})
 
 
 def scope_for(path: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> Scope:
     return {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-        "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
-        "query_string": b"", "client": ("127.0.0.1", 1), "server": ("test", 80),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "client": ("127.0.0.1", 1),
+        "server": ("test", 80),
         "headers": [(b"host", b"test"), (b"content-type", b"application/json"), *headers],
     }
 

@@ -19,30 +19,83 @@ from toolcall_middleware.fronts.core.plumbing import LARGE_STRING
 #: Past the size where a front encodes with the standard library (which escapes non-ASCII).
 HUGE = "é\u2028" * (LARGE_STRING // 2 + 5)
 #: One Kimi K2 call as a model writes it in its reasoning, piece by piece.
-KIMI_CALL = ["<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.shell:0",
-             "<|tool_call_argument_begin|>", '{"cmd"', ': "ls', ' -la"', "}",
-             "<|tool_call_end|>", "<|tool_calls_section_end|>"]
+KIMI_CALL = [
+    "<|tool_calls_section_begin|>",
+    "<|tool_call_begin|>",
+    "functions.shell:0",
+    "<|tool_call_argument_begin|>",
+    '{"cmd"',
+    ': "ls',
+    ' -la"',
+    "}",
+    "<|tool_call_end|>",
+    "<|tool_calls_section_end|>",
+]
 
 TEXTS = st.one_of(
-    st.sampled_from(["", " ", "hi", '"', "\\", "\n", "\r", "\u2028", "é", "\x00", "\x7f",
-                     '{"cmd": "ls"}', "{", "}", "END", "0123456789" * 3, HUGE,
-                     "\ud83d", "x\udc00", "\ud83d\ude00",
-                     "<", "a <|", "<|tool_call"]),  # what a parser holds, maybe markup
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "hi",
+            '"',
+            "\\",
+            "\n",
+            "\r",
+            "\u2028",
+            "é",
+            "\x00",
+            "\x7f",
+            '{"cmd": "ls"}',
+            "{",
+            "}",
+            "END",
+            "0123456789" * 3,
+            HUGE,
+            "\ud83d",
+            "x\udc00",
+            "\ud83d\ude00",
+            "<",
+            "a <|",
+            "<|tool_call",
+        ]
+    ),  # what a parser holds, maybe markup
     st.text(max_size=6),
 )
 
 
-KINDS = (["content", "both", "args"] * 6 + ["reasoning", "start", "kimi", "call"] * 3
-         + ["reasoning_content", "both-rc", "both-differ", "refusal", "role", "args-bare",
-            "args-id", "args-object", "finish", "text-finish", "usage", "text-usage", "error",
-            "empty"])
-METAS: list[dict[str, Any]] = [{}, {"id": "chatcmpl-2"}, {"usage": None},
-                               {"system_fingerprint": "fp"}]
+KINDS = (
+    ["content", "both", "args"] * 6
+    + ["reasoning", "start", "kimi", "call"] * 3
+    + [
+        "reasoning_content",
+        "both-rc",
+        "both-differ",
+        "refusal",
+        "role",
+        "args-bare",
+        "args-id",
+        "args-object",
+        "finish",
+        "text-finish",
+        "usage",
+        "text-usage",
+        "error",
+        "empty",
+    ]
+)
+METAS: list[dict[str, Any]] = [
+    {},
+    {"id": "chatcmpl-2"},
+    {"usage": None},
+    {"system_fingerprint": "fp"},
+]
 
 
 @st.composite
-def chunks(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
-           text: str | None = None) -> dict[str, Any]:
+def chunks(
+    draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int, text: str | None = None
+) -> dict[str, Any]:
     text = draw(TEXTS) if text is None else text
     delta: dict[str, Any] = {
         "content": {"content": text},
@@ -53,20 +106,35 @@ def chunks(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
         "both-differ": {"reasoning": text, "reasoning_content": text + "."},
         "refusal": {"refusal": text},
         "role": {"role": "assistant", "content": text},
-        "start": {"tool_calls": [{"index": index, "id": f"call_{index}", "type": "function",
-                                  "function": {"name": draw(st.sampled_from(
-                                      ["shell", "shell", "apply_patch", "other"])),
-                                               "arguments": ""}}]},
+        "start": {
+            "tool_calls": [
+                {
+                    "index": index,
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {
+                        "name": draw(st.sampled_from(["shell", "shell", "apply_patch", "other"])),
+                        "arguments": "",
+                    },
+                }
+            ]
+        },
         "args": {"tool_calls": [{"index": index, "function": {"arguments": text}}]},
         "args-bare": {"tool_calls": [{"function": {"arguments": text}}]},
-        "args-id": {"tool_calls": [{"index": index, "id": "call_x",
-                                    "function": {"arguments": text}}]},
+        "args-id": {
+            "tool_calls": [{"index": index, "id": "call_x", "function": {"arguments": text}}]
+        },
         "args-object": {"tool_calls": [{"index": index, "function": {"arguments": {"a": 1}}}]},
         "text-finish": {"content": text},
         "text-usage": {"reasoning": text, "reasoning_content": text},
     }.get(kind, {})
-    doc: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
-                           "model": "m", **meta}
+    doc: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        **meta,
+    }
     if draw(st.integers(0, 5)) == 0:  # now and then, not the stream's usual metadata
         doc.update(draw(st.sampled_from(METAS)))
     usage = {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}
@@ -75,24 +143,45 @@ def chunks(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
     elif kind == "error":
         doc = {"error": {"message": "boom", "type": "server_error"}}
     else:
-        finish = draw(st.sampled_from(["stop", "tool_calls", "length"])) \
-            if kind in ("finish", "text-finish") else None
-        doc["choices"] = [{"index": draw(st.sampled_from([0, 0, 0, 0, 1])), "delta": delta,
-                           "logprobs": None, "finish_reason": finish}]
+        finish = (
+            draw(st.sampled_from(["stop", "tool_calls", "length"]))
+            if kind in ("finish", "text-finish")
+            else None
+        )
+        doc["choices"] = [
+            {
+                "index": draw(st.sampled_from([0, 0, 0, 0, 1])),
+                "delta": delta,
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ]
         if kind == "text-usage":
             doc["usage"] = usage
     return doc
 
 
 @st.composite
-def events(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
-           text: str | None = None) -> bytes:
+def events(
+    draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int, text: str | None = None
+) -> bytes:
     """One SSE event: a chunk in some JSON form, or something that is not one."""
-    form = draw(st.sampled_from(["compact"] * 12 + ["spaced", "ascii", "escaped", "break",
-                                                    "index", "other"]))
+    form = draw(
+        st.sampled_from(
+            ["compact"] * 12 + ["spaced", "ascii", "escaped", "break", "index", "other"]
+        )
+    )
     if form == "other":
-        return draw(st.sampled_from([b"data: {not json\n\n", b": keep-alive\n\n",
-                                     b"data: [1]\n\n", b"event: x\ndata: {}\n\n"]))
+        return draw(
+            st.sampled_from(
+                [
+                    b"data: {not json\n\n",
+                    b": keep-alive\n\n",
+                    b"data: [1]\n\n",
+                    b"event: x\ndata: {}\n\n",
+                ]
+            )
+        )
     doc = draw(chunks(meta, kind, index, text))
     data = lenient_json.dumps(doc)  # a lone surrogate as its escape
     if form == "spaced":
@@ -107,8 +196,11 @@ def events(draw: st.DrawFn, meta: dict[str, Any], kind: str, index: int,
         data = data[:at] + space + data[at:] if at > 9 else data
     elif form == "index":  # a call's index as JSON does not allow it, or does not write it
         wrong = draw(st.sampled_from([b"0%d", b"%d.0", b"%de0", b" %d", b"-%d", b"%d "]))
-        data = re.sub(rb'"index":(\d+),"function"',
-                      lambda m: b'"index":' + wrong % int(m[1]) + b',"function"', data)
+        data = re.sub(
+            rb'"index":(\d+),"function"',
+            lambda m: b'"index":' + wrong % int(m[1]) + b',"function"',
+            data,
+        )
     return b"data: " + data + b"\n\n"
 
 

@@ -87,8 +87,11 @@ def test_option_errors_name_the_variable_or_table() -> None:
     ("status", "body", "kind"),
     [
         (400, b'{"error": {"message": "bad"}}', "invalid_request"),
-        (400, b'{"object": "error", "message": "This model\'s maximum context length is 8192"}',
-         "context_length"),
+        (
+            400,
+            b'{"object": "error", "message": "This model\'s maximum context length is 8192"}',
+            "context_length",
+        ),
         (401, b"no", "authentication"),
         (408, b"", "timeout"),
         (418, b"", "invalid_request"),
@@ -116,9 +119,11 @@ def test_large_documents_encode_to_the_same_json() -> None:
 
     from toolcall_middleware.fronts.core.plumbing import dumps, named_events
 
-    doc = {"text": "é 𝄞 \u2028 \"q\" \\ " * 5000, "n": [1, 2.5, None, True], "e": {}}
+    doc = {"text": 'é 𝄞 \u2028 "q" \\ ' * 5000, "n": [1, 2.5, None, True], "e": {}}
     assert orjson.loads(dumps(doc, large=True)) == orjson.loads(dumps(doc)) == doc
     assert b"\n" not in dumps(doc, large=True)
     events = [("a.b", {"x": 1}), ("c", doc)]
     assert named_events(events, large=True).split(b"\n\n")[:2] == [
-        b'event: a.b\ndata: {"x":1}', b"event: c\ndata: " + dumps(doc, large=True)]
+        b'event: a.b\ndata: {"x":1}',
+        b"event: c\ndata: " + dumps(doc, large=True),
+    ]

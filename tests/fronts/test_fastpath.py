@@ -58,9 +58,11 @@ def deterministic() -> Iterator[None]:
     """Ids and times as the same values in every run (both paths must make the same ones)."""
     counter = itertools.count()
     clock = SimpleNamespace(time=lambda: 1_700_000_000.0)
-    with mock.patch("secrets.token_hex", lambda n=16: f"{next(counter):0{2 * n}x}"), \
-            mock.patch("secrets.choice", lambda seq: seq[next(counter) % len(seq)]), \
-            mock.patch.object(responses_stream, "time", clock):
+    with (
+        mock.patch("secrets.token_hex", lambda n=16: f"{next(counter):0{2 * n}x}"),
+        mock.patch("secrets.choice", lambda seq: seq[next(counter) % len(seq)]),
+        mock.patch.object(responses_stream, "time", clock),
+    ):
         yield
 
 
@@ -68,25 +70,39 @@ SHELL = {"type": "object", "properties": {"cmd": {"type": "string"}}}
 
 
 def responses_front(reasoning_as: str, **options: Any) -> EventStream:
-    doc = {"model": "m", "stream": True, "input": "go", "tools": [
-        {"type": "function", "name": "shell", "parameters": SHELL},
-        {"type": "custom", "name": "apply_patch"}]}
+    doc = {
+        "model": "m",
+        "stream": True,
+        "input": "go",
+        "tools": [
+            {"type": "function", "name": "shell", "parameters": SHELL},
+            {"type": "custom", "name": "apply_patch"},
+        ],
+    }
     built = ResponsesOptions.build(reasoning_as=reasoning_as, **options)
     return ResponsesStream(responses_request(doc, RequestOptions()), built)
 
 
 def anthropic_front(buffer_tool_input: bool, **options: Any) -> EventStream:
-    doc = {"model": "m", "stream": True, "max_tokens": 10, "stop_sequences": ["END"],
-           "messages": [{"role": "user", "content": "go"}],
-           "tools": [{"name": "shell", "input_schema": SHELL}]}
+    doc = {
+        "model": "m",
+        "stream": True,
+        "max_tokens": 10,
+        "stop_sequences": ["END"],
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [{"name": "shell", "input_schema": SHELL}],
+    }
     built = AnthropicOptions.build(**options)
     return AnthropicStream(anthropic_request(doc, built.request), built, buffer_tool_input)
 
 
 def gemini_front(thoughts: bool) -> GeminiStream:
     config = {"thinkingConfig": {"includeThoughts": thoughts}}
-    doc = {"contents": [{"parts": [{"text": "go"}]}], "generationConfig": config,
-           "tools": [{"functionDeclarations": [{"name": "shell", "parameters": SHELL}]}]}
+    doc = {
+        "contents": [{"parts": [{"text": "go"}]}],
+        "generationConfig": config,
+        "tools": [{"functionDeclarations": [{"name": "shell", "parameters": SHELL}]}],
+    }
     return GeminiStream(gemini_request(doc, "m", stream=True), "sse")
 
 
@@ -105,8 +121,13 @@ FRONTS: dict[str, Callable[[], Any]] = {
 
 def sse_app(pieces: list[bytes]) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for piece in pieces:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -141,7 +162,8 @@ def respond(front: str, pieces: list[bytes], fast: bool) -> bytes:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
 def test_the_fast_path_sends_exactly_what_the_general_path_sends(
-        front: str, pieces: list[bytes]) -> None:
+    front: str, pieces: list[bytes]
+) -> None:
     assert respond(front, pieces, fast=True) == respond(front, pieces, fast=False)
 
 
@@ -157,8 +179,7 @@ def _drive(app: ASGIApp, path: str, doc: dict[str, Any], fast: bool) -> bytes:
 def _log_app(body: bytes) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()
-        await sse_app([e + b"\n\n" for e in body.split(b"\n\n") if e.strip()])(
-            scope, receive, send)
+        await sse_app([e + b"\n\n" for e in body.split(b"\n\n") if e.strip()])(scope, receive, send)
 
     return app
 
@@ -169,45 +190,94 @@ STREAM_LOGS = sorted(p for p in LOGS.glob("*.log") if b"data:" in p.read_bytes()
 @pytest.mark.parametrize("log", STREAM_LOGS, ids=lambda p: p.stem)
 def test_recordings_through_the_chat_path_give_the_same_bytes_either_way(log: Path) -> None:
     chat = ToolCallMiddleware(_log_app(log.read_bytes()), metrics=False)
-    tools = [{"name": n, "parameters": {"type": "object"}}
-             for n in ("bash", "get_weather", "shell", "read_file", "search")]
+    tools = [
+        {"name": n, "parameters": {"type": "object"}}
+        for n in ("bash", "get_weather", "shell", "read_file", "search")
+    ]
     requests = [
-        (ResponsesMiddleware(chat), "/v1/responses",
-         {"model": log.stem, "stream": True, "input": "go",
-          "tools": [{"type": "function", **t} for t in tools]}),
-        (AnthropicMiddleware(chat), "/v1/messages",
-         {"model": log.stem, "stream": True, "max_tokens": 100,
-          "messages": [{"role": "user", "content": "go"}],
-          "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in tools]}),
-        (GeminiMiddleware(chat), f"/v1beta/models/{log.stem}:streamGenerateContent",
-         {"contents": [{"parts": [{"text": "go"}]}],
-          "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
-          "tools": [{"functionDeclarations": [
-              {"name": t["name"], "parameters": t["parameters"]} for t in tools]}]}),
+        (
+            ResponsesMiddleware(chat),
+            "/v1/responses",
+            {
+                "model": log.stem,
+                "stream": True,
+                "input": "go",
+                "tools": [{"type": "function", **t} for t in tools],
+            },
+        ),
+        (
+            AnthropicMiddleware(chat),
+            "/v1/messages",
+            {
+                "model": log.stem,
+                "stream": True,
+                "max_tokens": 100,
+                "messages": [{"role": "user", "content": "go"}],
+                "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in tools],
+            },
+        ),
+        (
+            GeminiMiddleware(chat),
+            f"/v1beta/models/{log.stem}:streamGenerateContent",
+            {
+                "contents": [{"parts": [{"text": "go"}]}],
+                "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+                "tools": [
+                    {
+                        "functionDeclarations": [
+                            {"name": t["name"], "parameters": t["parameters"]} for t in tools
+                        ]
+                    }
+                ],
+            },
+        ),
     ]
     for app, path, doc in requests:
         assert _drive(app, path, doc, fast=True) == _drive(app, path, doc, fast=False)
 
 
 def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    return b"data: " + orjson.dumps({
-        "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                     "finish_reason": finish}]}) + b"\n\n"
+    return (
+        b"data: "
+        + orjson.dumps(
+            {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": "m",
+                "choices": [
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+                ],
+            }
+        )
+        + b"\n\n"
+    )
 
 
 def call_stream(index: int, pieces: list[bytes]) -> list[bytes]:
-    start = {"index": index, "id": "call_1", "type": "function",
-             "function": {"name": "shell", "arguments": ""}}
-    return [event({"content": "a"}), event({"content": "b"}), event({"tool_calls": [start]}),
-            *pieces, event({}, "tool_calls"), b"data: [DONE]\n\n"]
+    start = {
+        "index": index,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "shell", "arguments": ""},
+    }
+    return [
+        event({"content": "a"}),
+        event({"content": "b"}),
+        event({"tool_calls": [start]}),
+        *pieces,
+        event({}, "tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
 
 
 @pytest.mark.parametrize("index", [0, 7, 600])
-@pytest.mark.parametrize("written", [b"0%d", b"%d.0", b"%de0", b" %d", b"%d ", b"-%d", b"+%d",
-                                     b"%d", b'"%d"'])
+@pytest.mark.parametrize(
+    "written", [b"0%d", b"%d.0", b"%de0", b" %d", b"%d ", b"-%d", b"+%d", b"%d", b'"%d"']
+)
 def test_call_indexes_as_json_does_not_write_them_take_the_general_path(
-        index: int, written: bytes) -> None:
+    index: int, written: bytes
+) -> None:
     args = event({"tool_calls": [{"index": index, "function": {"arguments": '{"cmd": 1}'}}]})
     odd = args.replace(b'"index":%d' % index, b'"index":' + written % index)
     pieces = call_stream(index, [args, odd, args])
@@ -216,16 +286,23 @@ def test_call_indexes_as_json_does_not_write_them_take_the_general_path(
 
 
 @pytest.mark.parametrize("space", [b"\n", b"\r", b"\r\n", b" ", b"\t"])
-@pytest.mark.parametrize("members", [
-    b'"content":"x"', b'"reasoning":"x","reasoning_content":"x"',
-    b'"tool_calls":[{"index":0,"function":{"arguments":"x"}}]'])
+@pytest.mark.parametrize(
+    "members",
+    [
+        b'"content":"x"',
+        b'"reasoning":"x","reasoning_content":"x"',
+        b'"tool_calls":[{"index":0,"function":{"arguments":"x"}}]',
+    ],
+)
 def test_whitespace_around_a_value_takes_the_general_path(space: bytes, members: bytes) -> None:
     # JSON allows it, but a line break would also end an SSE line: the event is not one.
     head, tail = event({"content": "a"}).split(b'"content":"a"')
     usual = head + members + tail
     at = members.index(b'"x"')
-    odd = [head + members[:at] + space + members[at:] + tail,
-           head + members[: at + 3] + space + members[at + 3 :] + tail]
+    odd = [
+        head + members[:at] + space + members[at:] + tail,
+        head + members[: at + 3] + space + members[at + 3 :] + tail,
+    ]
     pieces = [usual, *odd, usual]
     if b"tool_calls" in members:
         pieces = call_stream(0, pieces)
@@ -238,10 +315,24 @@ def test_a_canonical_stream_is_read_and_written_on_the_fast_path() -> None:
     # every event of a usual stream.
     words = [f" w{i}" for i in range(30)]
     pieces = [event({"reasoning": w, "reasoning_content": w}) for w in words]
-    pieces.append(event({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                         "function": {"name": "shell", "arguments": ""}}]}))
-    pieces += [event({"tool_calls": [{"index": 0, "function": {"arguments": p}}]})
-               for p in ['{"cmd":', ' "ls', ' -la', '"}']]
+    pieces.append(
+        event(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "shell", "arguments": ""},
+                    }
+                ]
+            }
+        )
+    )
+    pieces += [
+        event({"tool_calls": [{"index": 0, "function": {"arguments": p}}]})
+        for p in ['{"cmd":', ' "ls', " -la", '"}']
+    ]
     pieces += [event({"content": w}) for w in words] + [event({}, "stop"), b"data: [DONE]\n\n"]
     read_fast = ChatReader.read_fast
     fast_reads: list[bool] = []
@@ -266,8 +357,7 @@ def test_a_canonical_stream_is_read_and_written_on_the_fast_path() -> None:
                     fast_writes.append(data is not None)
                     return data
 
-                spies.enter_context(mock.patch.object(type(translator), "fast_delta",
-                                                      delta_spy))
+                spies.enter_context(mock.patch.object(type(translator), "fast_delta", delta_spy))
             out = respond(front, pieces, fast=True)
         assert out == respond(front, pieces, fast=False)
         # All but the first of each kind (the template, a new block or item) go fast, and
@@ -281,8 +371,14 @@ def test_a_canonical_stream_is_read_and_written_on_the_fast_path() -> None:
 
 
 def _delta(seq: int, text: str) -> dict[str, Any]:
-    return {"type": "delta", "sequence_number": seq, "item_id": "it_1", "output_index": 3,
-            "delta": text, "logprobs": []}
+    return {
+        "type": "delta",
+        "sequence_number": seq,
+        "item_id": "it_1",
+        "output_index": 3,
+        "delta": text,
+        "logprobs": [],
+    }
 
 
 @settings(max_examples=200, deadline=None)
@@ -291,56 +387,77 @@ def test_a_template_renders_what_the_encoder_writes(number: int, text: str) -> N
     template = EventTemplate.build(named_events, "delta", _delta)
     assert template is not None
     assert template.render(number, text) == named_events([("delta", _delta(number, text))])
-    plain = EventTemplate.build(named_events, "t", lambda _, t: {"d": {"text": t}},
-                                numbered=False)
+    plain = EventTemplate.build(named_events, "t", lambda _, t: {"d": {"text": t}}, numbered=False)
     assert plain is not None
     assert plain.render_text(text) == named_events([("t", {"d": {"text": text}})])
 
 
-@pytest.mark.parametrize("make", [
-    lambda n, t: {"a": t, "b": t, "n": n},  # the text twice
-    lambda n, t: {"a": t, "size": len(t), "n": n},  # something made from the text
-    lambda n, t: {"a": t, "n": n, "next": n + 1},  # something made from the number
-    lambda n, t: {"a": t},  # no number
-    lambda n, t: {"a": t.upper(), "n": n},  # not the text as given
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n, t: {"a": t, "b": t, "n": n},  # the text twice
+        lambda n, t: {"a": t, "size": len(t), "n": n},  # something made from the text
+        lambda n, t: {"a": t, "n": n, "next": n + 1},  # something made from the number
+        lambda n, t: {"a": t},  # no number
+        lambda n, t: {"a": t.upper(), "n": n},  # not the text as given
+    ],
+)
 def test_no_template_unless_the_number_and_text_are_placed_as_given(
-        make: Callable[[int, str], dict[str, Any]]) -> None:
+    make: Callable[[int, str], dict[str, Any]],
+) -> None:
     assert EventTemplate.build(named_events, "k", make) is None
 
 
-
 def _item_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
-    return lambda seq, text: {"type": "delta", "sequence_number": seq, "item_id": item_id,
-                              "output_index": index, "content_index": 0, "delta": text}
+    return lambda seq, text: {
+        "type": "delta",
+        "sequence_number": seq,
+        "item_id": item_id,
+        "output_index": index,
+        "content_index": 0,
+        "delta": text,
+    }
 
 
 @settings(max_examples=100, deadline=None)
-@given(items=st.lists(st.tuples(st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_[0-9]{1,3}",
-                                              fullmatch=True), st.integers(0, 1 << 40)),
-                      min_size=1, max_size=5),
-       number=st.integers(0, 1 << 62), text=st.text())
+@given(
+    items=st.lists(
+        st.tuples(
+            st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_[0-9]{1,3}", fullmatch=True),
+            st.integers(0, 1 << 40),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    number=st.integers(0, 1 << 62),
+    text=st.text(),
+)
 def test_item_templates_render_what_each_item_s_own_template_does(
-        items: list[tuple[str, int]], number: int, text: str) -> None:
+    items: list[tuple[str, int]], number: int, text: str
+) -> None:
     translator = Translator()
     for item_id, index in items:
         template = translator.item_template("delta", _item_delta, item_id, index, alike="t")
         assert template is not None
         assert template.render(number, text) == named_events(
-            [("delta", _item_delta(item_id, index)(number, text))])
+            [("delta", _item_delta(item_id, index)(number, text))]
+        )
     assert translator._item_slots[("delta", "t")] is not None  # one template for the stream
 
 
-@pytest.mark.parametrize("make", [
-    lambda i, n: _item_delta(i.upper(), n),  # not the id as given
-    lambda i, n: _item_delta(i, n + 1),  # not the index as given
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda i, n: _item_delta(i.upper(), n),  # not the id as given
+        lambda i, n: _item_delta(i, n + 1),  # not the index as given
+    ],
+)
 def test_items_not_built_alike_get_their_own_template(
-        make: Callable[[str, int], Callable[[int, str], dict[str, Any]]]) -> None:
+    make: Callable[[str, int], Callable[[int, str], dict[str, Any]]],
+) -> None:
     translator = Translator()
     for item_id, index in (("rs_ab_1", 1), ("msg_ab_2", 2), ("fc_ab_0", 0)):
         template = translator.item_template("delta", make, item_id, index, alike="t")
         assert template is not None
-        assert template.render(5, "é\"") == named_events(
-            [("delta", make(item_id, index)(5, "é\""))])
+        assert template.render(5, 'é"') == named_events([("delta", make(item_id, index)(5, 'é"'))])
     assert translator._item_slots[("delta", "t")] is None

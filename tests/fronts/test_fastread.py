@@ -20,14 +20,23 @@ from toolcall_middleware.sse import SSEDecoder
 from .hostile import event_lists
 
 #: How ``ChunkTemplate.text`` names the text fields of a delta that holds one text.
-TEXT_FIELDS = {("content",), ("reasoning",), ("reasoning_content",),
-               ("reasoning", "reasoning_content"), ("reasoning_content", "reasoning")}
+TEXT_FIELDS = {
+    ("content",),
+    ("reasoning",),
+    ("reasoning_content",),
+    ("reasoning", "reasoning_content"),
+    ("reasoning_content", "reasoning"),
+}
 
 
 def handed_of(body: bytes) -> Handed | None:
     """What a chat path may hand of this event under the handoff rule, if anything."""
-    if not body.startswith(b"data: {") or body.count(b"\n") != 2 or b"\r" in body \
-            or not body.endswith(b"\n\n"):
+    if (
+        not body.startswith(b"data: {")
+        or body.count(b"\n") != 2
+        or b"\r" in body
+        or not body.endswith(b"\n\n")
+    ):
         return None
     try:
         chunk = orjson.loads(body[6:-2])
@@ -96,8 +105,12 @@ def _read(reader: ChatReader, bodies: list[bytes], way: str, out: list[Event]) -
     out += reader.finish()
 
 
-LIMITS = [{}, {"max_arguments_bytes": 40}, {"max_answer_bytes": 40},
-          {"max_arguments_bytes": 25, "max_answer_bytes": 60}]
+LIMITS = [
+    {},
+    {"max_arguments_bytes": 40},
+    {"max_answer_bytes": 40},
+    {"max_arguments_bytes": 25, "max_answer_bytes": 60},
+]
 
 
 @pytest.mark.parametrize("limits", LIMITS, ids=str)
@@ -110,23 +123,33 @@ def test_reading_fast_gives_what_feeding_gives(limits: dict[str, Any], bodies: l
 
 
 def chunk_event(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
-    doc = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-           "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-           **extra}
+    doc = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        **extra,
+    }
     return b"data: " + orjson.dumps(doc) + b"\n\n"
 
 
-START = {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                         "function": {"name": "f", "arguments": ""}}]}
+START = {
+    "tool_calls": [
+        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}
+    ]
+}
 ARGS = {"tool_calls": [{"index": 0, "function": {"arguments": '{"a": 1}'}}]}
 USAGE = {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
 
 
-@pytest.mark.parametrize("delta", [{"reasoning": "x", "reasoning_content": "x"},
-                                   {"content": "x"}, ARGS], ids=str)
+@pytest.mark.parametrize(
+    "delta", [{"reasoning": "x", "reasoning_content": "x"}, {"content": "x"}, ARGS], ids=str
+)
 @pytest.mark.parametrize("ending", ["finish", "finish-ab", "usage", "error", "done"])
 def test_the_usual_delta_in_a_chunk_that_also_ends_or_counts_takes_the_general_path(
-        delta: dict[str, Any], ending: str) -> None:
+    delta: dict[str, Any], ending: str
+) -> None:
     # Its head is the template's, its tail is not (or the answer is over): feed's business.
     same = chunk_event(delta)
     other = {
@@ -136,8 +159,15 @@ def test_the_usual_delta_in_a_chunk_that_also_ends_or_counts_takes_the_general_p
         "error": b'data: {"error": {"message": "boom"}}\n\n',
         "done": chunk_event({}, "stop"),
     }[ending]
-    bodies = [chunk_event({"content": "a"}), same, *([chunk_event(START)] if delta is ARGS
-                                                     else []), same, other, same, same]
+    bodies = [
+        chunk_event({"content": "a"}),
+        same,
+        *([chunk_event(START)] if delta is ARGS else []),
+        same,
+        other,
+        same,
+        same,
+    ]
     general = read(bodies, "feed")
     assert read(bodies, "bytes") == general
     assert read(bodies, "handed") == general

@@ -61,20 +61,25 @@ def read_back(pieces: list[str]) -> str:
 
 
 # Streamed, each piece on its own: the halves stay apart.
-STREAMED = {"reasoning": f"think {R}{R} pair \U0001f600 nul \x00.",
-            "content": f"say {R} {R} and \U0001f600 end\x00",
-            "input": {"command": f"echo {R}{R} \U0001f600 \x00"}}
+STREAMED = {
+    "reasoning": f"think {R}{R} pair \U0001f600 nul \x00.",
+    "content": f"say {R} {R} and \U0001f600 end\x00",
+    "input": {"command": f"echo {R}{R} \U0001f600 \x00"},
+}
 # One message: "\ud83d" then "\udc00" is a valid pair (U+1F400).
-WHOLE = {"reasoning": "think \U0001f400 pair \U0001f600 nul \x00.",
-         "content": f"say {R} {R} and \U0001f600 end\x00",
-         "input": {"command": "echo \U0001f400 \U0001f600 \x00"}}
+WHOLE = {
+    "reasoning": "think \U0001f400 pair \U0001f600 nul \x00.",
+    "content": f"say {R} {R} and \U0001f600 end\x00",
+    "input": {"command": "echo \U0001f400 \U0001f600 \x00"},
+}
 
 
 def event(doc: dict[str, Any], ascii_only: bool = False) -> bytes:
     """One SSE event as an upstream writes it: compact JSON, a lone surrogate as its escape
     (``ascii_only``: every non-ASCII character escaped, a pair as two escapes)."""
-    data = json.dumps(doc, separators=(",", ":")).encode() if ascii_only \
-        else lenient_json.dumps(doc)
+    data = (
+        json.dumps(doc, separators=(",", ":")).encode() if ascii_only else lenient_json.dumps(doc)
+    )
     return b"data: " + data + b"\n\n"
 
 
@@ -90,19 +95,34 @@ def stream_events() -> list[bytes]:
 
 
 def completion() -> bytes:
-    message = {"role": "assistant", "reasoning_content": "".join(REASONING),
-               "content": "".join(CONTENT),
-               "tool_calls": [{"id": CALL_ID, "type": "function", "function": {
-                   "name": "bash", "arguments": "".join(ARGUMENTS)}}]}
-    return lenient_json.dumps({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
-        "usage": USAGE})
+    message = {
+        "role": "assistant",
+        "reasoning_content": "".join(REASONING),
+        "content": "".join(CONTENT),
+        "tool_calls": [
+            {
+                "id": CALL_ID,
+                "type": "function",
+                "function": {"name": "bash", "arguments": "".join(ARGUMENTS)},
+            }
+        ],
+    }
+    return lenient_json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": USAGE,
+        }
+    )
 
 
 def upstream(stream: bool, chat_path: bool) -> ASGIApp:
-    reply = Reply(200, stream_events()) if stream \
-        else Reply(200, [completion()], b"application/json")
+    reply = (
+        Reply(200, stream_events()) if stream else Reply(200, [completion()], b"application/json")
+    )
     app: ASGIApp = ScriptedApp([reply])
     return ToolCallMiddleware(app, metrics=False) if chat_path else app
 
@@ -126,19 +146,30 @@ BASH_SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}}}
 @pytest.mark.anyio
 async def test_anthropic(stream: bool, chat_path: bool) -> None:
     client = anthropic_client(AnthropicMiddleware(upstream(stream, chat_path)))
-    request: Any = {"model": "claude-sonnet-4-6", "max_tokens": 100,
-                    "messages": [{"role": "user", "content": "go"}],
-                    "tools": [{"name": "bash", "input_schema": BASH_SCHEMA}]}
+    request: Any = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [{"name": "bash", "input_schema": BASH_SCHEMA}],
+    }
     if stream:
         async with client.messages.stream(**request) as events:
             message = await events.get_final_message()
     else:
         message = await client.messages.create(**request)
-    blocks = [(b.type, getattr(b, "thinking", None) or getattr(b, "text", None)
-               or getattr(b, "input", None)) for b in message.content]
+    blocks = [
+        (
+            b.type,
+            getattr(b, "thinking", None) or getattr(b, "text", None) or getattr(b, "input", None),
+        )
+        for b in message.content
+    ]
     want = STREAMED if stream else WHOLE
-    assert blocks == [("thinking", want["reasoning"]), ("text", want["content"]),
-                      ("tool_use", want["input"])]
+    assert blocks == [
+        ("thinking", want["reasoning"]),
+        ("text", want["content"]),
+        ("tool_use", want["input"]),
+    ]
     assert message.stop_reason == "tool_use"
 
 
@@ -147,8 +178,11 @@ async def test_anthropic(stream: bool, chat_path: bool) -> None:
 @pytest.mark.anyio
 async def test_responses(stream: bool, chat_path: bool) -> None:
     client = responses_client(ResponsesMiddleware(upstream(stream, chat_path)))
-    request: Any = {"model": "m", "input": "go",
-                    "tools": [{"type": "function", "name": "bash", "parameters": BASH_SCHEMA}]}
+    request: Any = {
+        "model": "m",
+        "input": "go",
+        "tools": [{"type": "function", "name": "bash", "parameters": BASH_SCHEMA}],
+    }
     if stream:
         async with client.responses.stream(**request) as events:
             deltas = [e.delta async for e in events if e.type.endswith(".delta")]
@@ -170,23 +204,33 @@ async def test_responses(stream: bool, chat_path: bool) -> None:
 @pytest.mark.anyio
 async def test_gemini(stream: bool, chat_path: bool) -> None:
     client = gemini_client(GeminiMiddleware(upstream(stream, chat_path))).aio
-    tool = types.Tool(function_declarations=[types.FunctionDeclaration(
-        name="bash", parameters_json_schema=BASH_SCHEMA)])
+    tool = types.Tool(
+        function_declarations=[
+            types.FunctionDeclaration(name="bash", parameters_json_schema=BASH_SCHEMA)
+        ]
+    )
     config = types.GenerateContentConfig(
-        tools=[tool], thinking_config=types.ThinkingConfig(include_thoughts=True))
+        tools=[tool], thinking_config=types.ThinkingConfig(include_thoughts=True)
+    )
     if stream:
-        responses = [r async for r in await client.models.generate_content_stream(
-            model="gemini-2.5-pro", contents="go", config=config)]
+        responses = [
+            r
+            async for r in await client.models.generate_content_stream(
+                model="gemini-2.5-pro", contents="go", config=config
+            )
+        ]
     else:
-        responses = [await client.models.generate_content(
-            model="gemini-2.5-pro", contents="go", config=config)]
+        responses = [
+            await client.models.generate_content(
+                model="gemini-2.5-pro", contents="go", config=config
+            )
+        ]
     parts = [p for r in responses for p in r.candidates[0].content.parts]  # type: ignore
     thought = "".join(p.text or "" for p in parts if p.thought)
     text = "".join(p.text or "" for p in parts if not p.thought)
     calls = [(p.function_call.name, p.function_call.args) for p in parts if p.function_call]
     want = STREAMED if stream else WHOLE
-    assert (thought, text, calls) == (want["reasoning"], want["content"],
-                                      [("bash", want["input"])])
+    assert (thought, text, calls) == (want["reasoning"], want["content"], [("bash", want["input"])])
 
 
 # --- any text, in any pieces ---------------------------------------------------------------
@@ -197,25 +241,47 @@ HALVES = st.sampled_from(["\ud83d", "\ude00", "\udc00", "\U0001f600", "\x00", "a
 async def _texts(pieces: list[str]) -> dict[str, str]:
     """The text each front's client gets for an upstream streaming ``pieces`` as content,
     every event checked by the front's checker with a strict parser."""
+
     def app() -> ASGIApp:
-        return ScriptedApp([stream_reply([*(event(chunk({"content": p})) for p in pieces),
-                                          chunk(None, "stop")])])
+        return ScriptedApp(
+            [stream_reply([*(event(chunk({"content": p})) for p in pieces), chunk(None, "stop")])]
+        )
 
     got: dict[str, str] = {}
-    anthropic = await anthropic_request(AnthropicMiddleware(app()), {
-        "model": "m", "max_tokens": 10, "stream": True,
-        "messages": [{"role": "user", "content": "go"}]})
-    got["anthropic"] = "".join(d["delta"].get("text", "") for k, d in anthropic.events()
-                               if k == "content_block_delta")
+    anthropic = await anthropic_request(
+        AnthropicMiddleware(app()),
+        {
+            "model": "m",
+            "max_tokens": 10,
+            "stream": True,
+            "messages": [{"role": "user", "content": "go"}],
+        },
+    )
+    got["anthropic"] = "".join(
+        d["delta"].get("text", "") for k, d in anthropic.events() if k == "content_block_delta"
+    )
     responses = await anthropic_request(
-        ResponsesMiddleware(app()), {"model": "m", "stream": True, "input": "go"},
-        "/v1/responses", checked=ResponsesChecked)
-    got["responses"] = "".join(d["delta"] for _, d in parse_responses(responses.body)
-                               if d["type"] == "response.output_text.delta")
-    gemini = await gemini_request(GeminiMiddleware(app()), {"contents": [
-        {"parts": [{"text": "go"}]}]}, "/v1beta/models/m:streamGenerateContent", query=b"alt=sse")
-    got["gemini"] = "".join(p["text"] for r in check_sse(gemini.body).responses
-                            for p in r["candidates"][0]["content"]["parts"])
+        ResponsesMiddleware(app()),
+        {"model": "m", "stream": True, "input": "go"},
+        "/v1/responses",
+        checked=ResponsesChecked,
+    )
+    got["responses"] = "".join(
+        d["delta"]
+        for _, d in parse_responses(responses.body)
+        if d["type"] == "response.output_text.delta"
+    )
+    gemini = await gemini_request(
+        GeminiMiddleware(app()),
+        {"contents": [{"parts": [{"text": "go"}]}]},
+        "/v1beta/models/m:streamGenerateContent",
+        query=b"alt=sse",
+    )
+    got["gemini"] = "".join(
+        p["text"]
+        for r in check_sse(gemini.body).responses
+        for p in r["candidates"][0]["content"]["parts"]
+    )
     return got
 
 
@@ -235,15 +301,28 @@ def test_any_text_arrives_with_its_lone_surrogates_replaced(pieces: list[str]) -
 CLIENT_TEXT = "cut \ud83d|\udc00 pair \U0001f600"
 CLIENT_WANT = f"cut {R}|{R} pair \U0001f600"
 REQUESTS = {
-    "anthropic": ("/v1/messages", AnthropicMiddleware, {
-        "model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": CLIENT_TEXT}]}),
+    "anthropic": (
+        "/v1/messages",
+        AnthropicMiddleware,
+        {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": CLIENT_TEXT}]},
+    ),
     "responses": ("/v1/responses", ResponsesMiddleware, {"model": "m", "input": CLIENT_TEXT}),
-    "gemini": ("/v1beta/models/m:generateContent", GeminiMiddleware, {
-        "contents": [{"role": "user", "parts": [{"text": CLIENT_TEXT}]}]}),
+    "gemini": (
+        "/v1beta/models/m:generateContent",
+        GeminiMiddleware,
+        {"contents": [{"role": "user", "parts": [{"text": CLIENT_TEXT}]}]},
+    ),
 }
-ANSWER = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": USAGE,
-          "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                       "finish_reason": "stop"}]}
+ANSWER = {
+    "id": "c",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "m",
+    "usage": USAGE,
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
+    ],
+}
 
 
 async def _ask(front: str, body: bytes) -> tuple[int, ScriptedApp]:
@@ -258,8 +337,7 @@ async def _ask(front: str, body: bytes) -> tuple[int, ScriptedApp]:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("front", sorted(REQUESTS))
-async def test_a_lone_surrogate_from_the_client_goes_upstream_as_a_replacement(
-        front: str) -> None:
+async def test_a_lone_surrogate_from_the_client_goes_upstream_as_a_replacement(front: str) -> None:
     body = json.dumps(REQUESTS[front][2]).encode()  # every non-ASCII character escaped
     assert b"\\ud83d|\\udc00" in body
     status, upstream = await _ask(front, body)

@@ -30,8 +30,13 @@ def endless_upstream(content_type: bytes, head: bytes, total: int) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive()).get("more_body"):
             pass
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", content_type)]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", content_type)],
+            }
+        )
         await send({"type": "http.response.body", "body": head, "more_body": True})
         for _ in range(total // len(PIECE)):
             await send({"type": "http.response.body", "body": PIECE, "more_body": True})
@@ -84,14 +89,24 @@ async def test_oversized_upstream_answers_stay_under_the_cap(
 
 def text_forever(total: int) -> ASGIApp:
     """An upstream that streams 64 KiB text deltas, the same bytes each time, past ``total``."""
-    event = b"data: " + orjson.dumps({"choices": [{"index": 0, "delta": {
-        "content": PIECE.decode()}, "finish_reason": None}]}) + b"\n\n"
+    event = (
+        b"data: "
+        + orjson.dumps(
+            {"choices": [{"index": 0, "delta": {"content": PIECE.decode()}, "finish_reason": None}]}
+        )
+        + b"\n\n"
+    )
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive()).get("more_body"):
             pass
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for _ in range(total // len(PIECE)):
             await send({"type": "http.response.body", "body": event, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -118,10 +133,12 @@ async def test_an_answer_that_never_ends_is_cut_where_the_front_holds_it(
     body = b"".join(m.get("body", b"") for m in sent[1:])
     assert f"the upstream answer exceeded the limit of {CAP} bytes".encode() in body
     if stream:  # response.failed, whose error comes last
-        assert body.endswith(b'"error":{"code":"server_error","message":"upstream answer: the '
-                             b'upstream answer exceeded the limit of 1048576 bytes"},'
-                             b'"incomplete_details":null,"previous_response_id":null,'
-                             b'"truncation":"disabled","usage":null}}\n\n')
+        assert body.endswith(
+            b'"error":{"code":"server_error","message":"upstream answer: the '
+            b'upstream answer exceeded the limit of 1048576 bytes"},'
+            b'"incomplete_details":null,"previous_response_id":null,'
+            b'"truncation":"disabled","usage":null}}\n\n'
+        )
     else:
         assert sent[0]["status"] == 500
 

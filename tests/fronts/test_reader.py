@@ -27,16 +27,18 @@ def new_id() -> str:
     return f"gen_{next(_ids)}"
 
 
-def chunk(delta: dict[str, Any] | None = None, finish: str | None = None,
-          **extra: Any) -> dict[str, Any]:
+def chunk(
+    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
     doc: dict[str, Any] = {"object": "chat.completion.chunk", "choices": []}
     if delta is not None or finish is not None:
         doc["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish, **extra}]
     return doc
 
 
-def call(index: int, *, id: str | None = None, name: str | None = None,
-         args: str | None = None) -> dict[str, Any]:
+def call(
+    index: int, *, id: str | None = None, name: str | None = None, args: str | None = None
+) -> dict[str, Any]:
     function: dict[str, Any] = {}
     if name is not None:
         function["name"] = name
@@ -57,14 +59,16 @@ def read(chunks: list[dict[str, Any]], **kw: Any) -> list[Event]:
 
 
 def test_text_reasoning_and_refusal_channels() -> None:
-    events = read([
-        chunk({"reasoning": "think", "reasoning_content": "think"}),
-        chunk({"reasoning": "more"}),
-        chunk({"content": "hi"}),
-        chunk({"refusal": "no"}),
-        chunk(None, "stop"),
-        {"choices": [], "usage": {"prompt_tokens": 3}},
-    ])
+    events = read(
+        [
+            chunk({"reasoning": "think", "reasoning_content": "think"}),
+            chunk({"reasoning": "more"}),
+            chunk({"content": "hi"}),
+            chunk({"refusal": "no"}),
+            chunk(None, "stop"),
+            {"choices": [], "usage": {"prompt_tokens": 3}},
+        ]
+    )
     assert events == [
         ReasoningDelta("think"),
         ReasoningDelta("more"),
@@ -75,18 +79,27 @@ def test_text_reasoning_and_refusal_channels() -> None:
 
 
 def test_a_call_from_start_to_end() -> None:
-    events = read([
-        chunk(call(0, id="functions.bash:0", name="bash", args="")),
-        chunk(call(0, args='{"command": ')),
-        chunk(call(0, args='"ls"}')),
-        chunk(None, "tool_calls", stop_reason="END"),
-    ])
+    events = read(
+        [
+            chunk(call(0, id="functions.bash:0", name="bash", args="")),
+            chunk(call(0, args='{"command": ')),
+            chunk(call(0, args='"ls"}')),
+            chunk(None, "tool_calls", stop_reason="END"),
+        ]
+    )
     assert events == [
         CallStart(0, "functions.bash:0", "bash", True),
         CallArgs(0, '{"command": '),
         CallArgs(0, '"ls"}'),
-        CallEnd(0, "functions.bash:0", "bash", '{"command": "ls"}', {"command": "ls"},
-                '{"command": "ls"}', None),
+        CallEnd(
+            0,
+            "functions.bash:0",
+            "bash",
+            '{"command": "ls"}',
+            {"command": "ls"},
+            '{"command": "ls"}',
+            None,
+        ),
         Finish("tool_calls", None, "END", True),
     ]
 
@@ -110,18 +123,26 @@ def test_invalid_arguments_follow_the_one_policy() -> None:
 
 
 def test_interleaved_parallel_calls_come_out_one_after_another() -> None:
-    events = read([
-        chunk(call(0, id="a", name="f", args="")),
-        chunk(call(1, id="b", name="g", args="")),
-        chunk(call(0, args='{"x": ')),
-        chunk(call(1, args='{"y": 2}')),
-        chunk(call(0, args="1}")),
-        chunk(None, "tool_calls"),
-    ])
+    events = read(
+        [
+            chunk(call(0, id="a", name="f", args="")),
+            chunk(call(1, id="b", name="g", args="")),
+            chunk(call(0, args='{"x": ')),
+            chunk(call(1, args='{"y": 2}')),
+            chunk(call(0, args="1}")),
+            chunk(None, "tool_calls"),
+        ]
+    )
     calls = [(type(e).__name__, getattr(e, "index", None)) for e in events]
     assert calls == [
-        ("CallStart", 0), ("CallArgs", 0), ("CallArgs", 0), ("CallEnd", 0),
-        ("CallStart", 1), ("CallArgs", 1), ("CallEnd", 1), ("Finish", None),
+        ("CallStart", 0),
+        ("CallArgs", 0),
+        ("CallArgs", 0),
+        ("CallEnd", 0),
+        ("CallStart", 1),
+        ("CallArgs", 1),
+        ("CallEnd", 1),
+        ("Finish", None),
     ]
     ends = [e for e in events if isinstance(e, CallEnd)]
     assert [e.arguments for e in ends] == [{"x": 1}, {"y": 2}]
@@ -160,17 +181,42 @@ def test_mid_stream_error_chunk() -> None:
 
 def test_whole_completion() -> None:
     reader = ChatReader(new_id)
-    completion = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-        "role": "assistant", "content": "ok", "reasoning_content": "r",
-        "tool_calls": [
-            {"index": 0, "id": "a", "type": "function",
-             "function": {"name": "f", "arguments": '{"k": 1}'}},
-            {"index": 0, "id": "b", "type": "function", "function": {"name": "g"}},
-        ]}}], "usage": {"total_tokens": 9}}
+    completion = {
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": "ok",
+                    "reasoning_content": "r",
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": '{"k": 1}'},
+                        },
+                        {"index": 0, "id": "b", "type": "function", "function": {"name": "g"}},
+                    ],
+                },
+            }
+        ],
+        "usage": {"total_tokens": 9},
+    }
     events = reader.feed_completion(completion) + reader.finish()
     kinds = [type(e).__name__ for e in events]
-    assert kinds == ["ReasoningDelta", "TextDelta", "CallStart", "CallArgs", "CallEnd",
-                     "CallStart", "CallArgs", "CallEnd", "Finish"]
+    assert kinds == [
+        "ReasoningDelta",
+        "TextDelta",
+        "CallStart",
+        "CallArgs",
+        "CallEnd",
+        "CallStart",
+        "CallArgs",
+        "CallEnd",
+        "Finish",
+    ]
     ends = [e for e in events if isinstance(e, CallEnd)]
     assert [(e.id, e.arguments) for e in ends] == [("a", {"k": 1}), ("b", {})]
     assert events[-1] == Finish("tool_calls", {"total_tokens": 9}, None, True)

@@ -13,14 +13,21 @@ from .asgi import RecordingApp, call, status_and_json
 
 pytestmark = pytest.mark.anyio
 
-CHAT = orjson.dumps({
-    "model": "m", "messages": [{"role": "user", "content": "x" * 4000}],
-    "tools": [{"type": "function", "function": {"name": "bash"}}],
-})
+CHAT = orjson.dumps(
+    {
+        "model": "m",
+        "messages": [{"role": "user", "content": "x" * 4000}],
+        "tools": [{"type": "function", "function": {"name": "bash"}}],
+    }
+)
 RESPONSES = orjson.dumps({"model": "m", "input": "x" * 4000})
-MESSAGES = orjson.dumps({
-    "model": "claude-x", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 4000}],
-})
+MESSAGES = orjson.dumps(
+    {
+        "model": "claude-x",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "x" * 4000}],
+    }
+)
 
 
 def pieces(body: bytes, size: int = 1000) -> list[bytes]:
@@ -29,8 +36,9 @@ def pieces(body: bytes, size: int = 1000) -> list[bytes]:
 
 async def test_chat_body_over_the_limit_is_413_in_openai_shape() -> None:
     inner = RecordingApp()
-    sent = await call(ToolCallMiddleware(inner, max_body_bytes=2000), "/v1/chat/completions",
-                      pieces(CHAT))
+    sent = await call(
+        ToolCallMiddleware(inner, max_body_bytes=2000), "/v1/chat/completions", pieces(CHAT)
+    )
     status, doc = status_and_json(sent)
     assert status == 413 and inner.calls == []
     assert doc["error"]["code"] == "request_too_large"
@@ -71,18 +79,22 @@ async def test_client_that_leaves_mid_upload_sends_nothing_on(
 
 async def test_anthropic_body_over_the_limit_is_413_in_anthropic_shape() -> None:
     inner = RecordingApp()
-    sent = await call(AnthropicMiddleware(inner, max_body_bytes=2000), "/v1/messages",
-                      pieces(MESSAGES))
+    sent = await call(
+        AnthropicMiddleware(inner, max_body_bytes=2000), "/v1/messages", pieces(MESSAGES)
+    )
     status, doc = status_and_json(sent)
     assert status == 413 and inner.calls == []
-    assert doc == {"type": "error", "error": {
-        "type": "request_too_large", "message": "request body is larger than 2000 bytes"}}
+    assert doc == {
+        "type": "error",
+        "error": {"type": "request_too_large", "message": "request body is larger than 2000 bytes"},
+    }
 
 
 async def test_responses_body_over_the_limit_is_413_in_openai_shape() -> None:
     inner = RecordingApp()
-    sent = await call(ResponsesMiddleware(inner, max_body_bytes=2000), "/v1/responses",
-                      pieces(RESPONSES))
+    sent = await call(
+        ResponsesMiddleware(inner, max_body_bytes=2000), "/v1/responses", pieces(RESPONSES)
+    )
     status, doc = status_and_json(sent)
     assert status == 413 and inner.calls == []
     assert doc["error"]["code"] == "request_too_large" and doc["error"]["type"]

@@ -168,9 +168,17 @@ async def request(
     """Call the app directly (no HTTP client) and record what it sends."""
     body = raw if raw is not None else (orjson.dumps(doc) if doc is not None else b"")
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-        "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
-        "query_string": query, "client": ("127.0.0.1", 1), "server": ("test", 80),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query,
+        "client": ("127.0.0.1", 1),
+        "server": ("test", 80),
         "headers": [(b"host", b"test"), (b"content-type", b"application/json"), *headers],
     }
     sent: list[Message] = []
@@ -202,7 +210,8 @@ def sdk_client(app: ASGIApp, api_version: str | None = None, checked: bool = Tru
     """The google-genai SDK against ``app`` (wrapped in the framing checker)."""
     transport = httpx2.ASGITransport(app=CheckedApp(app) if checked else app)
     options = types.HttpOptions(
-        base_url="http://test", api_version=api_version,
+        base_url="http://test",
+        api_version=api_version,
         async_client_args={"transport": transport},
     )
     return genai.Client(api_key="test-key", http_options=options)
@@ -216,8 +225,16 @@ def base_request(**extra: Any) -> dict[str, Any]:
     return {"contents": [user("hi")], **extra}
 
 
-BASH_TOOL = {"functionDeclarations": [{
-    "name": "run_shell_command", "description": "Run a shell command",
-    "parametersJsonSchema": {"type": "object", "properties": {"command": {"type": "string"}},
-                             "required": ["command"]},
-}]}
+BASH_TOOL = {
+    "functionDeclarations": [
+        {
+            "name": "run_shell_command",
+            "description": "Run a shell command",
+            "parametersJsonSchema": {
+                "type": "object",
+                "properties": {"command": {"type": "string"}},
+                "required": ["command"],
+            },
+        }
+    ]
+}

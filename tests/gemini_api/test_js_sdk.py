@@ -39,8 +39,20 @@ def genai_js() -> Path:
     prefix = CACHE / f"{name.replace('/', '_')}-{version}"
     if not (prefix / "node_modules" / name / "package.json").is_file():
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                        "--prefix", str(prefix), f"{name}@{version}"], check=True, timeout=600)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+                str(prefix),
+                f"{name}@{version}",
+            ],
+            check=True,
+            timeout=600,
+        )
     return prefix
 
 
@@ -56,14 +68,19 @@ class Recordings:
         if name == BROKEN:
             head = {"choices": [{"index": 0, "delta": {"content": "par"}}]}
             error = {"error": {"message": "upstream crashed", "type": "server_error"}}
-            recording = Recording.from_capture(BROKEN, b"".join(
-                b"data: " + orjson.dumps(doc) + b"\n\n" for doc in (head, error)))
+            recording = Recording.from_capture(
+                BROKEN, b"".join(b"data: " + orjson.dumps(doc) + b"\n\n" for doc in (head, error))
+            )
             await recording_app(recording)(scope, replay_receive(body, early, receive), send)
             return
         recording = Recording.load(logs_dir() / f"{name}.log")
         request["model"] = recording.request["model"]
-        app = ToolCallMiddleware(recording_app(recording), provider=recording.meta.get("provider"),
-                                 mode=mode, metrics=False)
+        app = ToolCallMiddleware(
+            recording_app(recording),
+            provider=recording.meta.get("provider"),
+            mode=mode,
+            metrics=False,
+        )
         await app(scope, replay_receive(orjson.dumps(request), early, receive), send)
 
 
@@ -74,25 +91,46 @@ def base_url() -> Iterator[str]:
 
 
 def tools_of(recording: Recording) -> list[dict[str, Any]]:
-    return [{"functionDeclarations": [
-        {"name": t["function"]["name"],
-         "parametersJsonSchema": t["function"].get("parameters") or {"type": "object"}}
-        for t in recording.request.get("tools", ())]}]
+    return [
+        {
+            "functionDeclarations": [
+                {
+                    "name": t["function"]["name"],
+                    "parametersJsonSchema": t["function"].get("parameters") or {"type": "object"},
+                }
+                for t in recording.request.get("tools", ())
+            ]
+        }
+    ]
 
 
 def read_with_js(base_url: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     env = {**os.environ, "GENAI_DIR": str(genai_js())}
-    done = subprocess.run(["node", str(READER), base_url], input=orjson.dumps(cases),
-                          capture_output=True, env=env, timeout=300, check=False)
+    done = subprocess.run(
+        ["node", str(READER), base_url],
+        input=orjson.dumps(cases),
+        capture_output=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     return [orjson.loads(line) for line in done.stdout.splitlines()]
 
 
 def test_recordings_read_by_the_js_sdk(base_url: str) -> None:
-    cases = [{"model": f"{p.stem}@{mode}", "stream": stream, "version": version,
-              "tools": tools_of(Recording.load(p))}
-             for p in WITH_CALLS for mode in MODES for stream in (True, False)
-             for version in (["v1beta", "v1"] if stream else ["v1beta"])]
+    cases = [
+        {
+            "model": f"{p.stem}@{mode}",
+            "stream": stream,
+            "version": version,
+            "tools": tools_of(Recording.load(p)),
+        }
+        for p in WITH_CALLS
+        for mode in MODES
+        for stream in (True, False)
+        for version in (["v1beta", "v1"] if stream else ["v1beta"])
+    ]
     results = read_with_js(base_url, cases)
     assert len(results) == len(cases)
     for seen in results:
@@ -114,8 +152,9 @@ def test_recordings_read_by_the_js_sdk(base_url: str) -> None:
 
 
 def test_a_midstream_error_raises_in_the_js_sdk(base_url: str) -> None:
-    (seen,) = read_with_js(base_url, [{"model": BROKEN, "stream": True, "version": "v1beta",
-                                       "tools": []}])
+    (seen,) = read_with_js(
+        base_url, [{"model": BROKEN, "stream": True, "version": "v1beta", "tools": []}]
+    )
     assert seen["text"] == "par"
     assert seen["error"]["name"] == "ApiError" and seen["error"]["status"] == 500
     assert "upstream crashed" in seen["error"]["message"]

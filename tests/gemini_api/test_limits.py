@@ -31,8 +31,13 @@ def sse_upstream(pieces: Callable[[], Iterable[bytes]]) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive()).get("more_body"):
             pass
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for piece in pieces():
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -41,8 +46,9 @@ def sse_upstream(pieces: Callable[[], Iterable[bytes]]) -> ASGIApp:
 
 
 @pytest.mark.parametrize("upstream", [JSON_40MB, SSE_16MB], ids=["json-40MB", "sse-event-16MB"])
-@pytest.mark.parametrize("path", [stream_path(), "/v1beta/models/m:generateContent"],
-                         ids=["stream", "whole"])
+@pytest.mark.parametrize(
+    "path", [stream_path(), "/v1beta/models/m:generateContent"], ids=["stream", "whole"]
+)
 async def test_oversized_upstream_answers_stay_under_the_cap(
     upstream: tuple[bytes, bytes, int], path: str
 ) -> None:
@@ -61,10 +67,14 @@ async def test_oversized_upstream_answers_stay_under_the_cap(
 
 async def test_endless_call_arguments_stay_under_the_cap() -> None:
     """One call whose arguments never end: held whole until the call ends, so capped."""
-    head = (b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1",'
-            b'"type":"function","function":{"name":"f","arguments":"{\\"a\\": \\""}}]}}]}\n\n')
-    piece = (b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":'
-             b'{"arguments":"' + b"x" * 60000 + b'"}}]}}]}\n\n')
+    head = (
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1",'
+        b'"type":"function","function":{"name":"f","arguments":"{\\"a\\": \\""}}]}}]}\n\n'
+    )
+    piece = (
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":'
+        b'{"arguments":"' + b"x" * 60000 + b'"}}]}}]}\n\n'
+    )
 
     upstream = sse_upstream(lambda: [head, *(piece for _ in range(300))])  # 18 MB
 
@@ -111,10 +121,38 @@ async def test_a_large_call_goes_out_whole_within_bounds() -> None:
     string while it reads); the front's own encoding of it adds no more (see below)."""
     args = orjson.dumps({"content": "y" * (CAP - 100)}).decode()
     events = [
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1",
-          "type": "function", "function": {"name": "write", "arguments": ""}}]}}]},
-        *({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {
-            "arguments": args[i : i + 50000]}}]}}]} for i in range(0, len(args), 50000)),
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "write", "arguments": ""},
+                            }
+                        ]
+                    },
+                }
+            ]
+        },
+        *(
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {
+                            "tool_calls": [
+                                {"index": 0, "function": {"arguments": args[i : i + 50000]}}
+                            ]
+                        },
+                    }
+                ]
+            }
+            for i in range(0, len(args), 50000)
+        ),
         {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
     ]
     body = b"".join(b"data: " + orjson.dumps(e) + b"\n\n" for e in events)
@@ -126,8 +164,12 @@ async def test_a_large_call_goes_out_whole_within_bounds() -> None:
         peak, sent = await peak_of(app, stream_path(), DOC, keep_tail=None)  # the call, whole
     assert peak < 16 * CAP, f"peak {peak / 2**20:.1f} MiB"
     checked = check_array(b"".join(m.get("body", b"") for m in sent[1:]))
-    calls = [p["functionCall"] for r in checked.responses
-             for p in r["candidates"][0]["content"]["parts"] if "functionCall" in p]
+    calls = [
+        p["functionCall"]
+        for r in checked.responses
+        for p in r["candidates"][0]["content"]["parts"]
+        if "functionCall" in p
+    ]
     assert calls == [{"id": "c1", "name": "write", "args": orjson.loads(args)}]
 
 

@@ -20,8 +20,10 @@ from .helpers import Reply, ScriptedApp, call_delta, check_sse, chunk, request, 
 
 REASONING = "**Plan**\n\nList the files, then read one. \u2028 ünï"
 TEXT = "Let me look — 👀"
-CALLS = [("functions.bash:0", "bash", '{"command": "ls -la | grep \\"x\\""}'),
-         ("call_2", "read", '{"path": "/tmp/a b.txt", "n": [1, 2]}')]
+CALLS = [
+    ("functions.bash:0", "bash", '{"command": "ls -la | grep \\"x\\""}'),
+    ("call_2", "read", '{"path": "/tmp/a b.txt", "n": [1, 2]}'),
+]
 
 
 def assembled(raw: bytes) -> tuple[str, str, list[dict[str, Any]], str]:
@@ -36,8 +38,14 @@ def assembled(raw: bytes) -> tuple[str, str, list[dict[str, Any]], str]:
 @settings(max_examples=60, deadline=None)
 @given(cuts=st.lists(st.integers(0, 10_000), max_size=12))
 def test_deltas_split_anywhere_give_the_same_response(cuts: list[int]) -> None:
-    request = translate_request({"contents": [{"parts": [{"text": "go"}]}], "generationConfig": {
-        "thinkingConfig": {"includeThoughts": True}}}, "m", stream=True)
+    request = translate_request(
+        {
+            "contents": [{"parts": [{"text": "go"}]}],
+            "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+        },
+        "m",
+        stream=True,
+    )
     front = GeminiStream(request, "sse")
     out = [front.head()]
     out += [front.chunk(chunk({"reasoning_content": p})) for p in cut_at(REASONING, cuts)]
@@ -60,11 +68,14 @@ KIMI = Recording.load(logs_dir() / "kimi_k2-reasoning-two-calls.log")
 def test_upstream_bytes_cut_anywhere_give_the_same_response(cuts: list[int]) -> None:
     async def run() -> tuple[str, str, list[dict[str, Any]], str]:
         upstream = ScriptedApp([Reply(200, cut_at(KIMI.body, cuts))])
-        app = GeminiMiddleware(ToolCallMiddleware(upstream, metrics=False),
-                               default_model=KIMI.request["model"])
-        doc = {"contents": [{"parts": [{"text": "go"}]}],
-               "tools": [{"functionDeclarations": [{"name": "bash"}]}],
-               "generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
+        app = GeminiMiddleware(
+            ToolCallMiddleware(upstream, metrics=False), default_model=KIMI.request["model"]
+        )
+        doc = {
+            "contents": [{"parts": [{"text": "go"}]}],
+            "tools": [{"functionDeclarations": [{"name": "bash"}]}],
+            "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+        }
         response = await request(app, doc, stream_path(), query=b"alt=sse")
         return assembled(response.body)
 
@@ -73,4 +84,5 @@ def test_upstream_bytes_cut_anywhere_give_the_same_response(cuts: list[int]) -> 
     assert expected is not None
     assert (thoughts, text, finish) == (expected["reasoning"], expected["content"] or "", "STOP")
     assert [(c["id"], c["args"]) for c in calls] == [
-        (want["id"], orjson.loads(want["arguments"])) for want in expected["tool_calls"]]
+        (want["id"], orjson.loads(want["arguments"])) for want in expected["tool_calls"]
+    ]

@@ -25,8 +25,11 @@ from .helpers import CheckedApp, sdk_client
 
 pytestmark = pytest.mark.anyio
 
-FINISH = {"tool_calls": types.FinishReason.STOP, "stop": types.FinishReason.STOP,
-          "length": types.FinishReason.MAX_TOKENS}
+FINISH = {
+    "tool_calls": types.FinishReason.STOP,
+    "stop": types.FinishReason.STOP,
+    "length": types.FinishReason.MAX_TOKENS,
+}
 RECORDINGS = sorted(logs_dir().glob("*.log"))
 WITH_CALLS = [p for p in RECORDINGS if (Recording.load(p).expected or {}).get("tool_calls")]
 MODES = ("stream", "buffered")
@@ -55,8 +58,7 @@ def gemini_tools(recording: Recording) -> list[types.Tool]:
 
 def app_for(recording: Recording, mode: str) -> CheckedApp:
     provider = recording.meta.get("provider")  # a few recordings name theirs
-    core = ToolCallMiddleware(recording_app(recording), provider=provider, mode=mode,
-                              metrics=False)
+    core = ToolCallMiddleware(recording_app(recording), provider=provider, mode=mode, metrics=False)
     return CheckedApp(GeminiMiddleware(core, default_model=recording.request["model"]))
 
 
@@ -79,14 +81,14 @@ def arguments(text: str) -> Any:
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", WITH_CALLS, ids=lambda p: p.stem)
-async def test_recording_through_the_google_genai_sdk(path: Path, mode: str,
-                                                      stream: bool) -> None:
+async def test_recording_through_the_google_genai_sdk(path: Path, mode: str, stream: bool) -> None:
     recording = Recording.load(path)
     expected = expectation(recording, mode)
     checked = app_for(recording, mode)
     client = sdk_client(checked, checked=False)
     config = types.GenerateContentConfig(
-        tools=gemini_tools(recording), thinking_config=types.ThinkingConfig(include_thoughts=True))
+        tools=gemini_tools(recording), thinking_config=types.ThinkingConfig(include_thoughts=True)
+    )
     kwargs: Any = {"model": "gemini-2.5-pro", "contents": "go", "config": config}
     if stream:
         responses = [r async for r in await client.aio.models.generate_content_stream(**kwargs)]
@@ -113,5 +115,16 @@ async def test_recording_through_the_google_genai_sdk(path: Path, mode: str,
 
 async def test_every_format_has_a_recording_with_calls() -> None:
     formats = {p.stem.split("-")[0] for p in WITH_CALLS}
-    assert {"kimi_k2", "qwen3_coder", "hermes", "deepseek", "glm45", "gpt_oss", "llama3_json",
-            "minimax_m2", "mistral", "qwen_xml", "openai"} <= formats
+    assert {
+        "kimi_k2",
+        "qwen3_coder",
+        "hermes",
+        "deepseek",
+        "glm45",
+        "gpt_oss",
+        "llama3_json",
+        "minimax_m2",
+        "mistral",
+        "qwen_xml",
+        "openai",
+    } <= formats

@@ -15,13 +15,22 @@ from .helpers import USAGE, ScriptedApp, call_delta, chunk, json_reply, sdk_clie
 
 pytestmark = pytest.mark.anyio
 
-SHELL = types.Tool(function_declarations=[types.FunctionDeclaration(
-    name="run_shell_command", description="Run a shell command",
-    parameters=types.Schema(type=types.Type.OBJECT, properties={
-        "command": types.Schema(type=types.Type.STRING)}, required=["command"]),
-)])
+SHELL = types.Tool(
+    function_declarations=[
+        types.FunctionDeclaration(
+            name="run_shell_command",
+            description="Run a shell command",
+            parameters=types.Schema(
+                type=types.Type.OBJECT,
+                properties={"command": types.Schema(type=types.Type.STRING)},
+                required=["command"],
+            ),
+        )
+    ]
+)
 THINKING = types.GenerateContentConfig(
-    tools=[SHELL], thinking_config=types.ThinkingConfig(include_thoughts=True))
+    tools=[SHELL], thinking_config=types.ThinkingConfig(include_thoughts=True)
+)
 KIMI_ID = "functions.run_shell_command:0"
 AGENT = [
     chunk({"role": "assistant", "content": ""}),
@@ -36,21 +45,32 @@ AGENT = [
     chunk(usage=USAGE),
 ]
 AGENT_MESSAGE = {
-    "role": "assistant", "content": "Let me look.",
+    "role": "assistant",
+    "content": "Let me look.",
     "reasoning_content": "The user wants the files. I'll list them.",
     "tool_calls": [
-        {"id": KIMI_ID, "type": "function",
-         "function": {"name": "run_shell_command", "arguments": '{"command": "ls -la"}'}},
-        {"id": "call_b", "type": "function",
-         "function": {"name": "run_shell_command", "arguments": '{"command": "pwd"}'}},
+        {
+            "id": KIMI_ID,
+            "type": "function",
+            "function": {"name": "run_shell_command", "arguments": '{"command": "ls -la"}'},
+        },
+        {
+            "id": "call_b",
+            "type": "function",
+            "function": {"name": "run_shell_command", "arguments": '{"command": "pwd"}'},
+        },
     ],
 }
 DONE = [chunk({"content": "Two files."}), chunk(None, "stop"), chunk(usage=USAGE)]
 
 
 def completion(message: dict[str, Any], finish: str = "tool_calls") -> dict[str, Any]:
-    return {"id": "c", "object": "chat.completion", "usage": USAGE,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    return {
+        "id": "c",
+        "object": "chat.completion",
+        "usage": USAGE,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
 
 
 def check_agent_turn(response: types.GenerateContentResponse) -> None:
@@ -62,14 +82,16 @@ def check_agent_turn(response: types.GenerateContentResponse) -> None:
     assert calls is not None
     assert [(c.id, c.name, c.args) for c in calls] == [
         (KIMI_ID, "run_shell_command", {"command": "ls -la"}),
-        ("call_b", "run_shell_command", {"command": "pwd"})]
+        ("call_b", "run_shell_command", {"command": "pwd"}),
+    ]
 
 
 async def test_generate_content() -> None:
     upstream = ScriptedApp([json_reply(completion(AGENT_MESSAGE))])
     client = sdk_client(GeminiMiddleware(upstream))
     response = await client.aio.models.generate_content(
-        model="gemini-2.5-pro", contents="list files", config=THINKING)
+        model="gemini-2.5-pro", contents="list files", config=THINKING
+    )
     check_agent_turn(response)
     assert response.candidates[0].finish_reason == types.FinishReason.STOP  # type: ignore[index]
     assert response.usage_metadata is not None
@@ -79,19 +101,29 @@ async def test_generate_content() -> None:
     scope, body = upstream.calls[0]
     assert scope["path"] == "/v1/chat/completions"
     assert body["tools"][0]["function"]["parameters"] == {
-        "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
+        "type": "object",
+        "properties": {"command": {"type": "string"}},
+        "required": ["command"],
+    }
 
 
 @pytest.mark.parametrize("version", ["v1", "v1beta", "v1alpha"])
 async def test_generate_content_stream(version: str) -> None:
     client = sdk_client(GeminiMiddleware(ScriptedApp([stream_reply(AGENT)])), version)
-    chunks = [c async for c in await client.aio.models.generate_content_stream(
-        model="gemini-2.5-pro", contents="list files", config=THINKING)]
+    chunks = [
+        c
+        async for c in await client.aio.models.generate_content_stream(
+            model="gemini-2.5-pro", contents="list files", config=THINKING
+        )
+    ]
     calls = [c for ch in chunks for c in ch.function_calls or ()]
-    assert [(c.id, c.args) for c in calls] == [(KIMI_ID, {"command": "ls -la"}),
-                                               ("call_b", {"command": "pwd"})]
-    thoughts = "".join(p.text or "" for ch in chunks
-                       for p in ch.candidates[0].content.parts or () if p.thought)  # type: ignore
+    assert [(c.id, c.args) for c in calls] == [
+        (KIMI_ID, {"command": "ls -la"}),
+        ("call_b", {"command": "pwd"}),
+    ]
+    thoughts = "".join(
+        p.text or "" for ch in chunks for p in ch.candidates[0].content.parts or () if p.thought
+    )  # type: ignore
     assert thoughts == "The user wants the files. I'll list them."
     assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP  # type: ignore
     assert chunks[-1].usage_metadata.total_token_count == 150  # type: ignore[union-attr]
@@ -104,36 +136,56 @@ async def test_two_turn_function_call_round_trip() -> None:
     upstream = ScriptedApp([stream_reply(AGENT), stream_reply(DONE)])
     client = sdk_client(GeminiMiddleware(upstream))
     history: list[Any] = [types.Content(role="user", parts=[types.Part(text="list files")])]
-    chunks = [c async for c in await client.aio.models.generate_content_stream(
-        model="gemini-2.5-pro", contents=history, config=types.GenerateContentConfig(
-            tools=[SHELL]))]
-    model_parts = [p for ch in chunks for p in ch.candidates[0].content.parts or ()  # type: ignore
-                   if p.text or p.function_call]
+    chunks = [
+        c
+        async for c in await client.aio.models.generate_content_stream(
+            model="gemini-2.5-pro",
+            contents=history,
+            config=types.GenerateContentConfig(tools=[SHELL]),
+        )
+    ]
+    model_parts = [
+        p
+        for ch in chunks
+        for p in ch.candidates[0].content.parts or ()  # type: ignore
+        if p.text or p.function_call
+    ]
     calls = [p.function_call for p in model_parts if p.function_call]
     assert model_parts[1].thought_signature  # carried on the first call
     history.append(types.Content(role="model", parts=model_parts))
-    history.append(types.Content(role="user", parts=[
-        types.Part(function_response=types.FunctionResponse(
-            id=c.id, name=c.name, response={"output": f"out {i}"}))
-        for i, c in reversed(list(enumerate(calls)))  # answered in the other order
-    ]))
+    history.append(
+        types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=c.id, name=c.name, response={"output": f"out {i}"}
+                    )
+                )
+                for i, c in reversed(list(enumerate(calls)))  # answered in the other order
+            ],
+        )
+    )
     second = await client.aio.models.generate_content(
-        model="gemini-2.5-pro", contents=history, config=types.GenerateContentConfig(
-            tools=[SHELL]))
+        model="gemini-2.5-pro", contents=history, config=types.GenerateContentConfig(tools=[SHELL])
+    )
     assert second.text == "Two files."
     sent = upstream.upstream_bodies[1]["messages"]
     assert sent[0] == {"role": "user", "content": "list files"}
     assert sent[1] == AGENT_MESSAGE
-    assert sent[2:] == [{"role": "tool", "tool_call_id": KIMI_ID, "content": "out 0"},
-                        {"role": "tool", "tool_call_id": "call_b", "content": "out 1"}]
+    assert sent[2:] == [
+        {"role": "tool", "tool_call_id": KIMI_ID, "content": "out 0"},
+        {"role": "tool", "tool_call_id": "call_b", "content": "out 1"},
+    ]
 
 
 async def test_count_tokens() -> None:
     upstream = ScriptedApp()
     client = sdk_client(GeminiMiddleware(upstream))
     small = await client.aio.models.count_tokens(model="gemini-2.5-pro", contents="hello")
-    large = await client.aio.models.count_tokens(model="gemini-2.5-pro",
-                                                 contents="hello world " * 200)
+    large = await client.aio.models.count_tokens(
+        model="gemini-2.5-pro", contents="hello world " * 200
+    )
     assert 0 < small.total_tokens < 10 < 400 < large.total_tokens  # type: ignore[operator]
     assert upstream.calls == []
 
@@ -148,11 +200,17 @@ async def test_models_get_and_list() -> None:
     assert names == ["models/gemini-2.5-pro"]
 
 
-@pytest.mark.parametrize(("status", "exception", "code"), [
-    (400, errors.ClientError, 400), (401, errors.ClientError, 401),
-    (404, errors.ClientError, 404), (429, errors.ClientError, 429),
-    (500, errors.ServerError, 500), (503, errors.ServerError, 503),
-])
+@pytest.mark.parametrize(
+    ("status", "exception", "code"),
+    [
+        (400, errors.ClientError, 400),
+        (401, errors.ClientError, 401),
+        (404, errors.ClientError, 404),
+        (429, errors.ClientError, 429),
+        (500, errors.ServerError, 500),
+        (503, errors.ServerError, 503),
+    ],
+)
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
 async def test_upstream_errors_raise_the_sdk_error(
     status: int, exception: type[errors.APIError], code: int, stream: bool
@@ -161,8 +219,7 @@ async def test_upstream_errors_raise_the_sdk_error(
     client = sdk_client(GeminiMiddleware(upstream))
     with pytest.raises(exception) as info:
         if stream:
-            async for _ in await client.aio.models.generate_content_stream(
-                    model="m", contents="x"):
+            async for _ in await client.aio.models.generate_content_stream(model="m", contents="x"):
                 pass
         else:
             await client.aio.models.generate_content(model="m", contents="x")
@@ -176,7 +233,8 @@ async def test_midstream_error_raises_a_server_error() -> None:
     seen = []
     with pytest.raises(errors.ServerError, match="upstream crashed"):
         async for response in await client.aio.models.generate_content_stream(
-                model="m", contents="x"):
+            model="m", contents="x"
+        ):
             seen.append(response.text)
     assert seen == ["par"]
 
@@ -186,7 +244,8 @@ async def test_validation_error_raises_a_client_error() -> None:
     client = sdk_client(GeminiMiddleware(upstream))
     with pytest.raises(errors.ClientError) as info:
         await client.aio.models.generate_content(
-            model="m", contents="x", config=types.GenerateContentConfig(candidate_count=3))
+            model="m", contents="x", config=types.GenerateContentConfig(candidate_count=3)
+        )
     assert info.value.code == 400 and info.value.status == "INVALID_ARGUMENT"
     assert "candidateCount" in str(info.value)
     assert upstream.calls == []
@@ -195,18 +254,27 @@ async def test_validation_error_raises_a_client_error() -> None:
 async def test_json_response_for_gemini_cli_utility_calls() -> None:
     """gemini-cli's side requests (routing, loop checks) want JSON text back."""
     answer = '{"next_speaker": "user", "reasoning": "done"}'
-    upstream = ScriptedApp([json_reply(completion({"role": "assistant", "content": answer},
-                                                  "stop"))])
+    upstream = ScriptedApp(
+        [json_reply(completion({"role": "assistant", "content": answer}, "stop"))]
+    )
     client = sdk_client(GeminiMiddleware(upstream, default_model="kimi-k2"))
-    schema = {"type": "object", "properties": {"next_speaker": {"type": "string"},
-                                               "reasoning": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"next_speaker": {"type": "string"}, "reasoning": {"type": "string"}},
+    }
     response = await client.aio.models.generate_content(
-        model="gemini-2.5-flash-lite", contents="who speaks next?",
+        model="gemini-2.5-flash-lite",
+        contents="who speaks next?",
         config=types.GenerateContentConfig(
-            response_mime_type="application/json", response_json_schema=schema,
-            thinking_config=types.ThinkingConfig(thinking_budget=0)))
+            response_mime_type="application/json",
+            response_json_schema=schema,
+            thinking_config=types.ThinkingConfig(thinking_budget=0),
+        ),
+    )
     assert response.text == answer
     body = upstream.upstream_bodies[0]
     assert body["model"] == "kimi-k2"
-    assert body["response_format"] == {"type": "json_schema",
-                                       "json_schema": {"name": "response", "schema": schema}}
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "response", "schema": schema},
+    }

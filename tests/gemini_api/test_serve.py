@@ -23,9 +23,17 @@ from .helpers import sdk_client
 pytestmark = pytest.mark.anyio
 
 KIMI = Recording.load(logs_dir() / "kimi_k2-reasoning-two-calls.log")
-BASH = types.Tool(function_declarations=[types.FunctionDeclaration(
-    name="bash", parameters_json_schema={"type": "object",
-                                         "properties": {"command": {"type": "string"}}})])
+BASH = types.Tool(
+    function_declarations=[
+        types.FunctionDeclaration(
+            name="bash",
+            parameters_json_schema={
+                "type": "object",
+                "properties": {"command": {"type": "string"}},
+            },
+        )
+    ]
+)
 CONFIG = types.GenerateContentConfig(tools=[BASH])
 EXPECTED_CALLS = [
     ("functions.bash:15", {"command": "ls -la /usr/include | grep asm"}),
@@ -36,9 +44,14 @@ EXPECTED_CALLS = [
 async def test_bundled_replay_through_the_google_genai_sdk() -> None:
     app = create_proxy_app(load_serve_config({"replay_pace": 0.0}, env={}))
     client = sdk_client(app)
-    chunks = [c async for c in await client.aio.models.generate_content_stream(
-        model="kimi_k2-reasoning-two-calls",  # the bundled replay picks the recording by model
-        contents="Find the asm headers", config=CONFIG)]
+    chunks = [
+        c
+        async for c in await client.aio.models.generate_content_stream(
+            model="kimi_k2-reasoning-two-calls",  # the bundled replay picks the recording by model
+            contents="Find the asm headers",
+            config=CONFIG,
+        )
+    ]
     calls = [c for chunk in chunks for c in chunk.function_calls or ()]
     assert [(c.id, c.args) for c in calls] == EXPECTED_CALLS
     assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP  # type: ignore
@@ -47,10 +60,14 @@ async def test_bundled_replay_through_the_google_genai_sdk() -> None:
 async def test_the_openai_and_anthropic_apis_are_still_served() -> None:
     app = create_proxy_app(load_serve_config({"replay_pace": 0.0}, env={}))
     request = {**KIMI.request, "model": "kimi_k2-reasoning-two-calls"}
-    messages = {"model": "kimi_k2-reasoning-two-calls", "max_tokens": 100,
-                "messages": [{"role": "user", "content": "go"}]}
-    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app),
-                                  base_url="http://t") as http:
+    messages = {
+        "model": "kimi_k2-reasoning-two-calls",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "go"}],
+    }
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://t"
+    ) as http:
         chat = await http.post("/v1/chat/completions", json=request)
         anthropic = await http.post("/v1/messages", json=messages)
     assert chat.status_code == 200 and b'"tool_calls"' in chat.content
@@ -66,10 +83,12 @@ def upstream(seen: list[httpx.Request]) -> httpx.MockTransport:
         seen.append(request)
         if request.url.path == "/v1/models":
             listing = orjson.dumps({"object": "list", "data": [{"id": "kimi"}]})
-            return httpx.Response(200, headers={"content-type": "application/json"},
-                                  content=body(listing))
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=body(KIMI.body))
+            return httpx.Response(
+                200, headers={"content-type": "application/json"}, content=body(listing)
+            )
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=body(KIMI.body)
+        )
 
     return httpx.MockTransport(handler)
 
@@ -87,7 +106,8 @@ async def test_config_file_gemini_table_and_the_upstream_request(tmp_path: Path)
     serve = load_serve_config({"upstream": "http://model.test:8000"}, env={}, config_file=config)
     app = create_proxy_app(serve, transport=upstream(seen))
     response = await sdk_client(app, "v1beta").aio.models.generate_content(
-        model="gemini-3-flash-preview", contents="go", config=CONFIG)
+        model="gemini-3-flash-preview", contents="go", config=CONFIG
+    )
     assert [(c.id, c.args) for c in response.function_calls or ()] == EXPECTED_CALLS
     (request,) = seen
     assert str(request.url) == "http://model.test:8000/v1/chat/completions"
@@ -96,8 +116,9 @@ async def test_config_file_gemini_table_and_the_upstream_request(tmp_path: Path)
     sent = orjson.loads(request.content)
     assert sent["model"] == "moonshotai/Kimi-K2-Instruct" and sent["skip_special_tokens"] is False
     # An OpenAI client's GET /v1/models still reaches the upstream.
-    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app),
-                                  base_url="http://t") as http:
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://t"
+    ) as http:
         listing = await http.get("/v1/models", headers={"authorization": "Bearer x"})
     assert listing.json()["data"] == [{"id": "kimi"}]
 
@@ -111,8 +132,7 @@ async def test_environment_wins_over_the_gemini_table(
     seen: list[httpx.Request] = []
     serve = load_serve_config({"upstream": "http://model.test:8000"}, env={}, config_file=config)
     client = sdk_client(create_proxy_app(serve, transport=upstream(seen)))
-    await client.aio.models.generate_content(model="gemini-2.5-pro", contents="go",
-                                             config=CONFIG)
+    await client.aio.models.generate_content(model="gemini-2.5-pro", contents="go", config=CONFIG)
     assert orjson.loads(seen[0].content)["model"] == "from-env"
 
 
@@ -128,5 +148,3 @@ def test_a_bad_gemini_table_stops_serve_at_start(
     config.write_text("[gemini]\ncontext_scale = -1\n")
     with pytest.raises(ConfigError, match="context_scale"):
         create_proxy_app(load_serve_config({}, env={}, config_file=config))
-
-

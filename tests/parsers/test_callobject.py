@@ -13,8 +13,9 @@ from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Event
 from toolcall_middleware.parsers.callobject import CALL, NOT_CALL, READING, CallObject, Status
 
 
-def read(pieces: list[str], *, needs_arguments: bool = False, end: bool = True
-         ) -> tuple[list[Event], Status, str]:
+def read(
+    pieces: list[str], *, needs_arguments: bool = False, end: bool = True
+) -> tuple[list[Event], Status, str]:
     """Feed the pieces (all of each, until the object stops reading), then finish if ``end``:
     the events, the status, and what followed the object."""
     obj = CallObject(needs_arguments=needs_arguments)
@@ -46,32 +47,38 @@ def test_a_call_commits_at_its_arguments_first_character() -> None:
     assert normalise(out) == [CallStart("bash"), CallArgs('{"command": "ls"}'), CallEnd()]
 
 
-@pytest.mark.parametrize(("text", "arguments"), [
-    ('{"arguments": {"a": [1, "}"]}, "name": "f"}', '{"a": [1, "}"]}'),  # held until the name
-    ('{"name": "f", "parameters": {"a": 1}}', '{"a": 1}'),
-    ('{"name": "f", "arguments": "{\\"a\\": \\"\\u00e9\\"}"}', '{"a": "é"}'),  # a JSON string
-    ('{"name": "f", "arguments": null}', ""),
-    ('{"name": "f", "arguments": ""}', ""),
-    ('{"name": "f"}', ""),
-    ('{"name": "f", "id": 3, "arguments": {}, "extra": [{}]}', "{}"),
-])
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ('{"arguments": {"a": [1, "}"]}, "name": "f"}', '{"a": [1, "}"]}'),  # held until the name
+        ('{"name": "f", "parameters": {"a": 1}}', '{"a": 1}'),
+        ('{"name": "f", "arguments": "{\\"a\\": \\"\\u00e9\\"}"}', '{"a": "é"}'),  # a JSON string
+        ('{"name": "f", "arguments": null}', ""),
+        ('{"name": "f", "arguments": ""}', ""),
+        ('{"name": "f"}', ""),
+        ('{"name": "f", "id": 3, "arguments": {}, "extra": [{}]}', "{}"),
+    ],
+)
 def test_what_a_call_object_gives(text: str, arguments: str) -> None:
     events, status, after = read([text + " rest"])
     assert status is CALL and after == " rest"
     assert events == [CallStart("f"), *([CallArgs(arguments)] if arguments else []), CallEnd()]
 
 
-@pytest.mark.parametrize("text", [
-    '{"name": "f", "arguments": oops}',
-    '{"name": "f", "arguments": [1]}',
-    '{"name": "f", "arguments": "not an object"}',
-    '{"name": "", "arguments": {}}',
-    '{"name": "0", "arguments": {}}',
-    '{"name": 3, "arguments": {}}',
-    '{"city": "Paris"}',
-    "{name: f}",
-    '{"name": "f", "arguments": nul}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "f", "arguments": oops}',
+        '{"name": "f", "arguments": [1]}',
+        '{"name": "f", "arguments": "not an object"}',
+        '{"name": "", "arguments": {}}',
+        '{"name": "0", "arguments": {}}',
+        '{"name": 3, "arguments": {}}',
+        '{"city": "Paris"}',
+        "{name: f}",
+        '{"name": "f", "arguments": nul}',
+    ],
+)
 def test_what_only_looks_like_a_call_is_given_back_as_it_was(text: str) -> None:
     obj = CallObject(needs_arguments=False)
     out: list[Event] = []
@@ -148,11 +155,12 @@ def test_take_on_string_arguments_declines_what_decodes_differently() -> None:
 
 calls = st.builds(
     lambda name, args, first, as_string: json.dumps(
-        {"arguments": json.dumps(args) if as_string else args, "name": name} if first
-        else {"name": name, "arguments": json.dumps(args) if as_string else args}),
+        {"arguments": json.dumps(args) if as_string else args, "name": name}
+        if first
+        else {"name": name, "arguments": json.dumps(args) if as_string else args}
+    ),
     st.sampled_from(["bash", "get_weather", "mcp__x.y-z"]),
-    st.dictionaries(st.text(max_size=4), st.one_of(st.text(max_size=6), st.integers()),
-                    max_size=3),
+    st.dictionaries(st.text(max_size=4), st.one_of(st.text(max_size=6), st.integers()), max_size=3),
     st.booleans(),
     st.booleans(),
 )

@@ -16,8 +16,7 @@ from toolcall_middleware.parsers.xmlargs import XmlCallParser
 # Every format that declares pieces of its markup: shuffled into random text, they make whole
 # markers, cut markers and values.
 FORMATS = [name for name, fmt in formats().items() if fmt.markup_pieces]
-XML_FORMATS = [name for name in FORMATS
-               if issubclass(formats()[name].parser, XmlCallParser)]  # type: ignore[arg-type]
+XML_FORMATS = [name for name in FORMATS if issubclass(formats()[name].parser, XmlCallParser)]  # type: ignore[arg-type]
 COMMON = ["<", ">", "{", "}", "[", "]", '"', "\\", "\n", " ", "x", "null", "3", ";", ","]
 
 

@@ -92,8 +92,15 @@ class Toy(StreamParser):
 
 
 TOY_TEXT = "a [[ls:-la x]] b [[no]] c [[f:]]"
-TOY_EVENTS = [Text("a "), CallStart("ls"), CallArgs("-la x"), CallEnd(), Text(" b [[no c "),
-              CallStart("f"), CallEnd()]
+TOY_EVENTS = [
+    Text("a "),
+    CallStart("ls"),
+    CallArgs("-la x"),
+    CallEnd(),
+    Text(" b [[no c "),
+    CallStart("f"),
+    CallEnd(),
+]
 
 
 def run_toy(pieces: Iterable[str], parser: StreamParser | None = None) -> list[Event]:
@@ -214,8 +221,11 @@ def test_the_rule_catches_a_shortcut_that_says_more_than_the_loop() -> None:
 
 # Every format that runs on the driver, with markup to feed it: random soup of its pieces, and
 # two calls written as the format writes them, between prose.
-DRIVEN = [name for name, fmt in formats().items()
-          if isinstance(create_parser(name, TOOLS), StreamParser) and fmt.markup_pieces]
+DRIVEN = [
+    name
+    for name, fmt in formats().items()
+    if isinstance(create_parser(name, TOOLS), StreamParser) and fmt.markup_pieces
+]
 COMMON = ["<", ">", "{", "}", "[", "]", '"', "\\", "\n", " ", "x", "null", "3", ";", ","]
 # What a detokenizer sends: special tokens and tags whole, words and punctuation apart.
 _TOKEN = re.compile(r"<[^<>\s]*>|\[[A-Z_]+\]|\w+|\s+|.")
@@ -224,8 +234,10 @@ _TOKEN = re.compile(r"<[^<>\s]*>|\[[A-Z_]+\]|\w+|\s+|.")
 def written(provider: str) -> str:
     writer = formats()[provider].write_calls
     assert writer is not None
-    calls = [("bash", '{"command": "grep -rn \\"a b\\" logs/ | head"}'),
-             ("write_file", '{"path": "a.txt", "content": "one\\ntwo"}')]
+    calls = [
+        ("bash", '{"command": "grep -rn \\"a b\\" logs/ | head"}'),
+        ("write_file", '{"path": "a.txt", "content": "one\\ntwo"}'),
+    ]
     return f"Let me look. {writer(calls)} Done."
 
 
@@ -267,8 +279,9 @@ def test_the_rule_holds_for_a_format_with_nothing_to_find() -> None:
     assert check_shortcut_rule(new, [text]) == 0
 
 
-@pytest.mark.parametrize("provider", [name for name in DRIVEN
-                                      if formats()[name].parser._SHORTCUT_STATES])  # type: ignore[attr-defined]
+@pytest.mark.parametrize(
+    "provider", [name for name in DRIVEN if formats()[name].parser._SHORTCUT_STATES]
+)  # type: ignore[attr-defined]
 def test_a_formats_shortcut_takes_its_arguments_as_a_detokenizer_sends_them(
     provider: str,
 ) -> None:

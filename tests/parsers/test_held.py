@@ -143,7 +143,9 @@ OBJECT_NAMES = {
 def test_a_call_objects_name_is_held_as_a_header_not_as_arguments(provider: str) -> None:
     start, piece, end = OBJECT_NAMES[provider]
     sizes = grows(provider, start, piece)
-    assert [markup for markup, _ in sizes][1:] == [sizes[0][0] + len(piece),
-                                                  sizes[0][0] + 2 * len(piece)]
+    assert [markup for markup, _ in sizes][1:] == [
+        sizes[0][0] + len(piece),
+        sizes[0][0] + 2 * len(piece),
+    ]
     assert len({arguments for _, arguments in sizes}) == 1  # the name is not arguments
     assert resolved(provider, start, piece, end) == (0, 0, True)

@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 from parser_helpers import TOOLS, assemble, every_cut_agrees, parse
 
 # provider: (what opens a call object, what closes it)
-FRAMES = {"hermes": ("<tool_call>", "</tool_call>"), "llama3_json": ("", ""),
-          "mistral": ("[TOOL_CALLS] ", "")}
+FRAMES = {
+    "hermes": ("<tool_call>", "</tool_call>"),
+    "llama3_json": ("", ""),
+    "mistral": ("[TOOL_CALLS] ", ""),
+}
 LOOKALIKES = [
     '{"name": "bash", "arguments": oops}',
     '{"name": "bash", "arguments": 5}',
@@ -55,16 +58,30 @@ def test_a_call_is_still_a_call(provider: str, call: str, arguments: str) -> Non
     assert [c.arguments for c in result.calls] == [arguments]
 
 
-PIECES = ['{"name": "bash"', '{"name": ""', '{"name": 1', ', "arguments": ', ', "parameters": ',
-          "{", "}", "[1]", "oops", "null", "nul", '"x"', '"{}"', '" {\\"a\\": 1}"', ", ", " "]
+PIECES = [
+    '{"name": "bash"',
+    '{"name": ""',
+    '{"name": 1',
+    ', "arguments": ',
+    ', "parameters": ',
+    "{",
+    "}",
+    "[1]",
+    "oops",
+    "null",
+    "nul",
+    '"x"',
+    '"{}"',
+    '" {\\"a\\": 1}"',
+    ", ",
+    " ",
+]
 
 
 @pytest.mark.parametrize("provider", FRAMES)
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
-def test_every_call_from_any_text_has_object_arguments(
-    provider: str, data: st.DataObject
-) -> None:
+def test_every_call_from_any_text_has_object_arguments(provider: str, data: st.DataObject) -> None:
     opening, _ = FRAMES[provider]
     text = opening + data.draw(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
     for call in assemble(parse(provider, [text], TOOLS)).calls:

@@ -139,9 +139,11 @@ def test_what_an_arguments_value_takes_is_what_feed_gives(
     text = (json.dumps(encoded) if as_string else encoded) + ', "next": 1}'
     pieces = cut(text, cuts)
     assert value_pieces(ArgumentsValue(), pieces, take=True) == value_pieces(
-        ArgumentsValue(), pieces, take=False)
+        ArgumentsValue(), pieces, take=False
+    )
     assert value_pieces(ArgumentsValue(), list(text), take=True) == value_pieces(
-        ArgumentsValue(), list(text), take=False)
+        ArgumentsValue(), list(text), take=False
+    )
 
 
 @settings(max_examples=200, deadline=None)

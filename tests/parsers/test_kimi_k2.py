@@ -13,10 +13,12 @@ from toolcall_middleware.parsers.kimi_k2 import name_from_call_id
 SB, SE = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CB, AB, CE = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
 
-TOOLS = ParserContext((
-    Tool("bash", {"type": "object", "properties": {"command": {"type": "string"}}}),
-    Tool("get_weather", {"type": "object", "properties": {"city": {"type": "string"}}}),
-))
+TOOLS = ParserContext(
+    (
+        Tool("bash", {"type": "object", "properties": {"command": {"type": "string"}}}),
+        Tool("get_weather", {"type": "object", "properties": {"city": {"type": "string"}}}),
+    )
+)
 
 
 def normalise(events: list[Event]) -> list[Event]:
@@ -46,13 +48,16 @@ def cut(text: str, points: list[int]) -> list[str]:
 
 
 TWO_CALLS = (
-    f"Let me look. {SB}\n{CB}functions.bash:0{AB}{{\"command\": \"ls\"}}{CE}\n"
-    f"{CB}functions.get_weather:1{AB} {{\"city\": \"Paris\"}} {CE}\n{SE} done"
+    f'Let me look. {SB}\n{CB}functions.bash:0{AB}{{"command": "ls"}}{CE}\n'
+    f'{CB}functions.get_weather:1{AB} {{"city": "Paris"}} {CE}\n{SE} done'
 )
 EXPECTED_TWO = [
     Text("Let me look. "),
-    CallStart("bash", "functions.bash:0"), CallArgs('{"command": "ls"}'), CallEnd(),
-    CallStart("get_weather", "functions.get_weather:1"), CallArgs('{"city": "Paris"}'),
+    CallStart("bash", "functions.bash:0"),
+    CallArgs('{"command": "ls"}'),
+    CallEnd(),
+    CallStart("get_weather", "functions.get_weather:1"),
+    CallArgs('{"city": "Paris"}'),
     CallEnd(),
     Text(" done"),
 ]
@@ -74,9 +79,25 @@ def test_any_cut_gives_the_same_events(points: list[int]) -> None:
 
 kimi_texts = st.lists(
     st.one_of(
-        st.sampled_from([SB, SE, CB, AB, CE, "<|tool_call_section_begin|>", "functions.bash:3",
-                         "<", "<|", "|>", "{}", '{"a": 1}', " ", "\n"]),
-        st.text(alphabet="ab<|>_:.{}\" \n", max_size=8),
+        st.sampled_from(
+            [
+                SB,
+                SE,
+                CB,
+                AB,
+                CE,
+                "<|tool_call_section_begin|>",
+                "functions.bash:3",
+                "<",
+                "<|",
+                "|>",
+                "{}",
+                '{"a": 1}',
+                " ",
+                "\n",
+            ]
+        ),
+        st.text(alphabet='ab<|>_:.{}" \n', max_size=8),
     ),
     max_size=25,
 ).map("".join)
@@ -96,8 +117,10 @@ def test_text_without_markers_is_kept_exactly(text: str) -> None:
 
 
 def test_singular_section_markers_and_name_colon_id() -> None:
-    text = "<|tool_call_section_begin|><|tool_call_begin|>bash:7<|tool_call_argument_begin|>{}" \
-           "<|tool_call_end|><|tool_call_section_end|>after"
+    text = (
+        "<|tool_call_section_begin|><|tool_call_begin|>bash:7<|tool_call_argument_begin|>{}"
+        "<|tool_call_end|><|tool_call_section_end|>after"
+    )
     assert parse([text]) == [CallStart("bash", "bash:7"), CallArgs("{}"), CallEnd(), Text("after")]
 
 
@@ -106,17 +129,24 @@ def test_several_sections_and_text_between() -> None:
     events = parse([f"a{one}b{one.replace(':0', ':1')}c"])
     assert [e for e in events if isinstance(e, Text)] == [Text("a"), Text("b"), Text("c")]
     assert [e.id for e in events if isinstance(e, CallStart)] == [
-        "functions.bash:0", "functions.bash:1"]
+        "functions.bash:0",
+        "functions.bash:1",
+    ]
 
 
 def test_empty_arguments_give_a_call_without_argument_events() -> None:
     assert parse([f"{SB}{CB}functions.bash:0{AB}{CE}{SE}"]) == [
-        CallStart("bash", "functions.bash:0"), CallEnd()]
+        CallStart("bash", "functions.bash:0"),
+        CallEnd(),
+    ]
 
 
 def test_call_cut_off_at_end_of_stream_keeps_what_arrived() -> None:
-    assert parse([f"{SB}{CB}functions.bash:0{AB}{{\"command\": \"l"]) == [
-        CallStart("bash", "functions.bash:0"), CallArgs('{"command": "l'), CallEnd()]
+    assert parse([f'{SB}{CB}functions.bash:0{AB}{{"command": "l']) == [
+        CallStart("bash", "functions.bash:0"),
+        CallArgs('{"command": "l'),
+        CallEnd(),
+    ]
 
 
 def test_header_cut_off_is_delivered_as_text() -> None:
@@ -129,37 +159,44 @@ def test_lone_marker_prefix_at_end_is_text() -> None:
 
 def test_mcp_names_with_dots_and_dashes() -> None:
     events = parse([f"{SB}{CB}functions.mcp__portal__search-documents.v2:4{AB}{{}}{CE}{SE}"])
-    assert events[0] == CallStart("mcp__portal__search-documents.v2",
-                                  "functions.mcp__portal__search-documents.v2:4")
+    assert events[0] == CallStart(
+        "mcp__portal__search-documents.v2", "functions.mcp__portal__search-documents.v2:4"
+    )
 
 
 def test_foreign_id_takes_the_name_from_the_best_matching_tool() -> None:
-    events = parse([f"{SB}{CB}call_3{AB}{{\"city\": \"Rome\"}}{CE}{SE}"])
+    events = parse([f'{SB}{CB}call_3{AB}{{"city": "Rome"}}{CE}{SE}'])
     assert events == [CallStart("get_weather", "call_3"), CallArgs('{"city": "Rome"}'), CallEnd()]
 
 
 def test_bare_number_id_with_a_single_tool_streams_arguments_at_once() -> None:
     parser = create_parser("kimi_k2", ParserContext((Tool("bash"),)))
-    first = parser.feed(f"{SB}{CB}3{AB}{{\"command\"")
+    first = parser.feed(f'{SB}{CB}3{AB}{{"command"')
     assert first == [CallStart("bash", "3"), CallArgs('{"command"')]
 
 
 def test_call_without_section_marker() -> None:
     assert parse([f"hi {CB}functions.bash:0{AB}{{}}{CE} bye"]) == [
-        Text("hi "), CallStart("bash", "functions.bash:0"), CallArgs("{}"), CallEnd(),
-        Text(" bye")]
+        Text("hi "),
+        CallStart("bash", "functions.bash:0"),
+        CallArgs("{}"),
+        CallEnd(),
+        Text(" bye"),
+    ]
 
 
 def test_arguments_stream_in_pieces_before_the_call_ends() -> None:
     parser = create_parser("kimi_k2", TOOLS)
     assert parser.feed(f"{SB}{CB}functions.bash:0{AB}") == [CallStart("bash", "functions.bash:0")]
     big = json.dumps({"command": "x" * 200_000})
-    pieces = [big[i:i + 1000] for i in range(0, len(big), 1000)]
-    sizes = [sum(len(e.fragment) for e in parser.feed(p) if isinstance(e, CallArgs))
-             for p in pieces]
+    pieces = [big[i : i + 1000] for i in range(0, len(big), 1000)]
+    sizes = [
+        sum(len(e.fragment) for e in parser.feed(p) if isinstance(e, CallArgs)) for p in pieces
+    ]
     assert all(size > 0 for size in sizes[:-1])
-    assert sum(sizes) + sum(len(e.fragment) for e in parser.finish()
-                            if isinstance(e, CallArgs)) == len(big)
+    assert sum(sizes) + sum(
+        len(e.fragment) for e in parser.finish() if isinstance(e, CallArgs)
+    ) == len(big)
 
 
 def test_name_from_call_id_rules() -> None:

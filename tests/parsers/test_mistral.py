@@ -81,7 +81,10 @@ def test_array_entries_that_are_not_calls_leave_no_fragments() -> None:
         '{"nam": 1}, {"name": 5, "x": "}"}, {"name": "get_time", "arguments": {}}] done'
     )
     assert every_cut_agrees(P, text) == [
-        *call("bash", "{}"), *call("get_time", "{}"), Text(" done")]
+        *call("bash", "{}"),
+        *call("get_time", "{}"),
+        Text(" done"),
+    ]
     parser = create_parser(P, TOOLS)
     parser.feed(text)
     parser.finish()
@@ -89,14 +92,21 @@ def test_array_entries_that_are_not_calls_leave_no_fragments() -> None:
 
 
 def test_an_array_without_a_call_stays_text_whatever_it_holds() -> None:
-    for text in ('[TOOL_CALLS] ["junk"] text', "[TOOL_CALLS][TOOL_CALLS] nope",
-                 '[TOOL_CALLS] [{"name": 5}, "x"]'):
+    for text in (
+        '[TOOL_CALLS] ["junk"] text',
+        "[TOOL_CALLS][TOOL_CALLS] nope",
+        '[TOOL_CALLS] [{"name": 5}, "x"]',
+    ):
         result = calls_of(P, text)
         assert (result.text, result.calls) == (text, [])
 
 
 def test_brackets_too_many_after_the_calls_are_their_markup() -> None:
     assert every_cut_agrees(P, '[TOOL_CALLS]bash{"command": "ls"}}] then') == [
-        *call("bash", '{"command": "ls"}'), Text(" then")]
+        *call("bash", '{"command": "ls"}'),
+        Text(" then"),
+    ]
     assert every_cut_agrees(P, '[TOOL_CALLS] [{"name": "get_time", "arguments": {}}]]\n') == [
-        *call("get_time", "{}"), Text("\n")]
+        *call("get_time", "{}"),
+        Text("\n"),
+    ]

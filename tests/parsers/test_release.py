@@ -16,8 +16,10 @@ from toolcall_middleware.parsers.deepseek import CALL_BEGIN, CALL_END_MARKER, CA
 
 # provider: (text ending in a marker's start, a whole call after the pause)
 WHOLE = {
-    "kimi_k2": ("a <", "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{}"
-                "<|tool_call_end|>"),
+    "kimi_k2": (
+        "a <",
+        "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    ),
     "deepseek": ("a <", f"{CALLS_BEGIN}{CALL_BEGIN}get_time{SEP}{{}}{CALL_END_MARKER}"),
     "gpt_oss": ("a <", "<|start|>assistant to=functions.get_time<|message|>{}<|call|>"),
     "glm45": ("a <", "<tool_call>get_time</tool_call>"),

@@ -79,12 +79,27 @@ def test_convert_value(value: str, kind: str, expected: object) -> None:
 @pytest.mark.parametrize(
     ("declared", "kind"),
     [
-        ("float", "number"), ("double", "number"), ("Decimal", "number"), ("num", "number"),
-        ("int", "integer"), ("int64", "integer"), ("uint8", "integer"), ("long", "integer"),
-        ("bool", "boolean"), ("binary", "boolean"), ("dict", "object"),
-        ("Dict[str, Any]", "object"), ("list", "array"), ("List[int]", "array"),
-        ("tuple", "array"), ("str", "string"), ("text", "string"), ("enum", "string"),
-        ("Integer", "integer"), ("date-time", "string"), ("any", "string"),
+        ("float", "number"),
+        ("double", "number"),
+        ("Decimal", "number"),
+        ("num", "number"),
+        ("int", "integer"),
+        ("int64", "integer"),
+        ("uint8", "integer"),
+        ("long", "integer"),
+        ("bool", "boolean"),
+        ("binary", "boolean"),
+        ("dict", "object"),
+        ("Dict[str, Any]", "object"),
+        ("list", "array"),
+        ("List[int]", "array"),
+        ("tuple", "array"),
+        ("str", "string"),
+        ("text", "string"),
+        ("enum", "string"),
+        ("Integer", "integer"),
+        ("date-time", "string"),
+        ("any", "string"),
     ],
 )
 def test_type_names_outside_json_schema_read_as_peers_read_them(declared: str, kind: str) -> None:
@@ -93,15 +108,37 @@ def test_type_names_outside_json_schema_read_as_peers_read_them(declared: str, k
     assert schema_type({"type": [declared, "null"]}) == kind
 
 
-MEASURE = Tool("measure", {"type": "object", "properties": {
-    "ratio": {"type": "float"}, "weight": {"type": "double"}, "count": {"type": "int"},
-    "ok": {"type": "bool"}, "options": {"type": "dict"}, "tags": {"type": "list"},
-    "label": {"type": "str"}, "id": {"type": "string"},
-}})
-VALUES = {"ratio": 3.14, "weight": 2, "count": 3, "ok": True, "options": {"a": [1]},
-          "tags": ["x", "y"], "label": "3.14", "id": "007"}
-XML_FORMATS = [name for name, fmt in formats().items()
-               if isinstance(fmt.parser, type) and issubclass(fmt.parser, XmlCallParser)]
+MEASURE = Tool(
+    "measure",
+    {
+        "type": "object",
+        "properties": {
+            "ratio": {"type": "float"},
+            "weight": {"type": "double"},
+            "count": {"type": "int"},
+            "ok": {"type": "bool"},
+            "options": {"type": "dict"},
+            "tags": {"type": "list"},
+            "label": {"type": "str"},
+            "id": {"type": "string"},
+        },
+    },
+)
+VALUES = {
+    "ratio": 3.14,
+    "weight": 2,
+    "count": 3,
+    "ok": True,
+    "options": {"a": [1]},
+    "tags": ["x", "y"],
+    "label": "3.14",
+    "id": "007",
+}
+XML_FORMATS = [
+    name
+    for name, fmt in formats().items()
+    if isinstance(fmt.parser, type) and issubclass(fmt.parser, XmlCallParser)
+]
 
 
 @pytest.mark.parametrize("provider", XML_FORMATS)

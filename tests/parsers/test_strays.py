@@ -25,43 +25,72 @@ BASH = '{"command": "ls"}'
 STRAYS = {
     "kimi_k2": (
         f"a <|tool_calls_section_end|>b{ARGUMENT_BEGIN}c{KIMI_END}"
-        f"{KIMI_CALL}{{\"command\": {ARGUMENT_BEGIN}\"ls\"}}"
+        f'{KIMI_CALL}{{"command": {ARGUMENT_BEGIN}"ls"}}'
         f"<|tool_calls_section_begin|>{KIMI_END} d",
-        "a bc d", [BASH], 5),
+        "a bc d",
+        [BASH],
+        5,
+    ),
     "deepseek": (
         f"x{CALLS_END}y{SEP}z{CALL_END_MARKER}"
-        f"{CALL_BEGIN}bash{SEP}{{\"command\": {SEP}\"ls\"}}{CALL_END_MARKER} w",
-        "xyz w", [BASH], 4),
+        f'{CALL_BEGIN}bash{SEP}{{"command": {SEP}"ls"}}{CALL_END_MARKER} w',
+        "xyz w",
+        [BASH],
+        4,
+    ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
-        "Done. ok", [], 3),
+        "Done. ok",
+        [],
+        3,
+    ),
     "minimax_m2": (
         'ok</minimax:tool_call> <minimax:tool_call><invoke name="bash"><minimax:tool_call>'
         '<parameter name="command">ls</parameter></invoke></minimax:tool_call>',
-        "ok ", [BASH], 2),
+        "ok ",
+        [BASH],
+        2,
+    ),
     "llama3_json": (
         f'<|python_tag|>{{"name": "bash", "parameters": {BASH}}}<|eom_id|>\n<|eot_id|>',
-        "\n", [BASH], 2),
+        "\n",
+        [BASH],
+        2,
+    ),
     "hermes": (
-        f'<tool_call>\n{{"name": "bash", "arguments": {BASH}}}}}\n</tool_call></tool_call>\n'
-        "Done.",
-        "\nDone.", [BASH], 2),
+        f'<tool_call>\n{{"name": "bash", "arguments": {BASH}}}}}\n</tool_call></tool_call>\nDone.',
+        "\nDone.",
+        [BASH],
+        2,
+    ),
     "qwen3_coder": (
         "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n"
         "</tool_call></tool_call> Done.",
-        " Done.", [BASH], 1),
+        " Done.",
+        [BASH],
+        1,
+    ),
     "glm45": (
         "<tool_call>bash<arg_key>command</arg_key></arg_key><arg_value>ls<arg_value>"
         "</arg_value><arg_value></tool_call>",
-        "", ['{"command": "ls"}'], 3),
+        "",
+        ['{"command": "ls"}'],
+        3,
+    ),
     "mistral": (
         f'[TOOL_CALLS][TOOL_CALLS] [{{"name": "bash", "arguments": {BASH}}}, "junk", 3] '
         f"[TOOL_CALLS]bash{BASH}}}] ok",
-        "  ok", [BASH, BASH], 5),
+        "  ok",
+        [BASH, BASH],
+        5,
+    ),
     "sniff": (
         f"text <|tool_call_end|> more{CALLS_END}. <|tool_calls_section_begin|>"
         f"{KIMI_CALL}{BASH}<|tool_call_end|>{CALLS_END}<|tool_calls_section_end|>",
-        "text  more. ", [BASH], 2),
+        "text  more. ",
+        [BASH],
+        2,
+    ),
 }
 
 
@@ -106,8 +135,7 @@ def test_whitespace_after_a_call_is_text_at_once() -> None:
     assert assemble(every_cut_agrees("hermes", call + " </tool_call>")).text == " </tool_call>"
 
 
-STRAY_FORMATS = [name for name, fmt in formats().items() if fmt.stray_tokens and
-                 fmt.markup_pieces]
+STRAY_FORMATS = [name for name, fmt in formats().items() if fmt.stray_tokens and fmt.markup_pieces]
 
 
 @pytest.mark.parametrize("provider", STRAY_FORMATS)

@@ -12,8 +12,17 @@ from toolcall_middleware.events import CallArgs, Event
 from toolcall_middleware.parsers import Tool
 from toolcall_middleware.parsers.xmlargs import ArgumentsWriter
 
-TOOL = Tool("t", {"type": "object", "properties": {
-    "path": {"type": "string"}, "days": {"type": "integer"}, "flags": {"type": "array"}}})
+TOOL = Tool(
+    "t",
+    {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "days": {"type": "integer"},
+            "flags": {"type": "array"},
+        },
+    },
+)
 
 
 def write(values: list[tuple[str, list[str]]], tool: Tool | None = TOOL) -> list[str]:
@@ -72,8 +81,7 @@ def test_the_word_null_is_null_and_is_held_while_it_may_still_be() -> None:
     assert writer.held == 2 and out == [CallArgs('{"path": ')]
     writer.value("ll", out)
     writer.end(out)
-    assert json.loads("".join(e.fragment for e in out if isinstance(e, CallArgs))) == {
-        "path": None}
+    assert json.loads("".join(e.fragment for e in out if isinstance(e, CallArgs))) == {"path": None}
     assert arguments([("path", ["nu", "lls"])]) == {"path": "nulls"}
     assert arguments([("path", ["nu"])]) == {"path": "nu"}
 

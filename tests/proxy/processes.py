@@ -28,9 +28,7 @@ class Served:
 
 
 @contextmanager
-def serve_command(
-    *args: str, env: dict[str, str] | None = None, log_dir: Path
-) -> Iterator[Served]:
+def serve_command(*args: str, env: dict[str, str] | None = None, log_dir: Path) -> Iterator[Served]:
     """``toolcall serve --port P *args`` with ``env`` added; yields once /healthz answers.
     Its temporary files (the workers' metrics directory) go in ``log_dir`` unless ``env``
     says otherwise: a serve killed outright cannot remove them."""

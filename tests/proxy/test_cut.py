@@ -12,11 +12,17 @@ from hypothesis import strategies as st
 
 from toolcall_middleware.proxy.cut import MAX_HELD_FRAME, ResponseCut, last_event_end
 
-SSE_START = {"type": "http.response.start", "status": 200,
-             "headers": [(b"content-type", b"text/event-stream")]}
+SSE_START = {
+    "type": "http.response.start",
+    "status": 200,
+    "headers": [(b"content-type", b"text/event-stream")],
+}
 NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r"])
-EVENTS = st.lists(st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=20),
-                  min_size=1, max_size=6)
+EVENTS = st.lists(
+    st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=20),
+    min_size=1,
+    max_size=6,
+)
 
 
 def body(message: Mapping[str, Any]) -> bytes:
@@ -58,7 +64,7 @@ def test_a_cut_drops_the_partial_event_and_ends_with_an_error_event(
 ) -> None:
     data = stream_of(texts, b"\n")
     cut = ResponseCut()
-    out = fed(cut, data + b'data: {"choices": [' [:partial], splits)
+    out = fed(cut, data + b'data: {"choices": ['[:partial], splits)
     ending = cut.ending()
     assert ending is not None and len(ending) == 1 and ending[0]["more_body"] is False
     assert b"".join(out) == data  # the partial event never went out
@@ -79,8 +85,13 @@ def test_before_the_response_a_cut_is_a_503_with_an_openai_error() -> None:
 
 def test_a_json_body_cannot_end_properly_and_a_finished_one_needs_nothing() -> None:
     cut = ResponseCut()
-    cut.feed({"type": "http.response.start", "status": 200,
-              "headers": [(b"content-type", b"application/json")]})
+    cut.feed(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
     message = {"type": "http.response.body", "body": b'{"a":', "more_body": True}
     assert cut.feed(message) is message
     assert cut.ending() is None

@@ -22,8 +22,10 @@ from toolcall_middleware.proxy.checks import resolve_path
 from toolcall_middleware.proxy.upstream import UpstreamProxy
 from toolcall_middleware.replay import run_app
 
-CHAT = b'{"model": "m", "stream": true, "messages": [], "tools": [' \
-       b'{"type": "function", "function": {"name": "bash"}}]}'
+CHAT = (
+    b'{"model": "m", "stream": true, "messages": [], "tools": ['
+    b'{"type": "function", "function": {"name": "bash"}}]}'
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +65,18 @@ def upstream_paths(upstream: FakeUpstream) -> list[str]:
         return [r["path"] for r in upstream.seen.requests]
 
 
-@pytest.mark.parametrize("target", [
-    b"/../admin", b"/v1/../../admin", b"/%2e%2e/admin", b"/v1/%2E%2e/%2e%2E/admin",
-    b"/v1/..%2f..%2fadmin", b"/v1/..%5c..%5cadmin", b"/v1/models/../../../admin?x=1",
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        b"/../admin",
+        b"/v1/../../admin",
+        b"/%2e%2e/admin",
+        b"/v1/%2E%2e/%2e%2E/admin",
+        b"/v1/..%2f..%2fadmin",
+        b"/v1/..%5c..%5cadmin",
+        b"/v1/models/../../../admin?x=1",
+    ],
+)
 def test_a_path_that_would_leave_the_upstream_prefix_is_refused(
     prefixed: tuple[str, FakeUpstream], target: bytes
 ) -> None:
@@ -74,17 +84,22 @@ def test_a_path_that_would_leave_the_upstream_prefix_is_refused(
     before = upstream_paths(upstream)
     status, headers, body = exchange(proxy, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status == 400 and headers[b"content-type"] == b"application/json"
-    assert error_of(body) == {"message": "invalid request path: its '..' segments climb above "
-                              "the API's root", "type": "invalid_request_error",
-                              "code": "invalid_path"}
+    assert error_of(body) == {
+        "message": "invalid request path: its '..' segments climb above the API's root",
+        "type": "invalid_request_error",
+        "code": "invalid_path",
+    }
     assert upstream_paths(upstream) == before  # the upstream never heard of it
 
 
-@pytest.mark.parametrize("target, forwarded", [
-    (b"/v1/./models", "/api/openai/v1/models"),
-    (b"/v1/files/../models", "/api/openai/v1/models"),
-    (b"/v1/files/a%2Fb", "/api/openai/v1/files/a/b"),  # an encoded slash, no dot segment
-])
+@pytest.mark.parametrize(
+    "target, forwarded",
+    [
+        (b"/v1/./models", "/api/openai/v1/models"),
+        (b"/v1/files/../models", "/api/openai/v1/models"),
+        (b"/v1/files/a%2Fb", "/api/openai/v1/files/a/b"),  # an encoded slash, no dot segment
+    ],
+)
 def test_a_path_that_stays_under_the_prefix_is_resolved_and_forwarded(
     prefixed: tuple[str, FakeUpstream], target: bytes, forwarded: str
 ) -> None:
@@ -101,19 +116,24 @@ def test_transfer_encoding_with_content_length_is_refused_and_the_connection_clo
     proxy, upstream = prefixed
     before = upstream_paths(upstream)
     chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(CHAT), CHAT)
-    status, headers, body = exchange(proxy, b"POST " + path + b" HTTP/1.1\r\nHost: x\r\n"
-                                     b"Content-Type: application/json\r\n"
-                                     b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
-                                     + chunked)
+    status, headers, body = exchange(
+        proxy,
+        b"POST " + path + b" HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" + chunked,
+    )
     assert status == 400 and headers[b"connection"] == b"close"
-    assert error_of(body) == {"message": "a request may not carry both Transfer-Encoding and "
-                              "Content-Length", "type": "invalid_request_error",
-                              "code": "ambiguous_length"}
+    assert error_of(body) == {
+        "message": "a request may not carry both Transfer-Encoding and Content-Length",
+        "type": "invalid_request_error",
+        "code": "ambiguous_length",
+    }
     assert upstream_paths(upstream) == before
 
 
-_SEGMENTS = st.sampled_from([b"a", b"b", b".", b"..", b"%2e", b"%2E%2e", b"", b"a%2fb",
-                             b"x%2f..", b"..%5c", b"%2e%2e%2e"])
+_SEGMENTS = st.sampled_from(
+    [b"a", b"b", b".", b"..", b"%2e", b"%2E%2e", b"", b"a%2fb", b"x%2f..", b"..%5c", b"%2e%2e%2e"]
+)
 
 
 def readings(segment: bytes) -> list[bytes]:
@@ -131,15 +151,17 @@ def test_a_resolved_path_has_no_dot_segment_in_any_reading(segments: list[bytes]
     resolved = resolve_path(path)
     if resolved is not None:
         assert resolved.startswith(b"/")
-        assert not any(part in (b".", b"..") for segment in resolved[1:].split(b"/")
-                       for part in readings(segment))
+        assert not any(
+            part in (b".", b"..")
+            for segment in resolved[1:].split(b"/")
+            for part in readings(segment)
+        )
     if not any(part in (b".", b"..") for segment in segments for part in readings(segment)):
         assert resolved == path
 
 
 @pytest.mark.anyio
-async def test_an_unexpected_error_before_the_response_is_an_openai_error_not_a_bare_500(
-) -> None:
+async def test_an_unexpected_error_before_the_response_is_an_openai_error_not_a_bare_500() -> None:
     def broken(request: httpx.Request) -> httpx.Response:
         raise RuntimeError("a library bug")
 
@@ -148,4 +170,6 @@ async def test_an_unexpected_error_before_the_response_is_an_openai_error_not_a_
     assert status == 502 and (b"content-type", b"application/json") in headers
     assert error_of(b"".join(bodies)) == {
         "message": "the proxy could not forward the request: RuntimeError: a library bug",
-        "type": "upstream_error", "code": "proxy_error"}
+        "type": "upstream_error",
+        "code": "proxy_error",
+    }

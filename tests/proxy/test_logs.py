@@ -26,7 +26,8 @@ def restored_logger() -> Iterator[logging.Logger]:
 
 
 def test_records_are_json_lines_on_stderr_as_it_is_when_they_come(
-        restored_logger: logging.Logger, monkeypatch: pytest.MonkeyPatch) -> None:
+    restored_logger: logging.Logger, monkeypatch: pytest.MonkeyPatch
+) -> None:
     configure_logging("info")
     first, later = io.StringIO(), io.StringIO()
     monkeypatch.setattr("sys.stderr", first)
@@ -36,7 +37,8 @@ def test_records_are_json_lines_on_stderr_as_it_is_when_they_come(
     logging.getLogger("toolcall_middleware").warning("plain %s", "text")
     lines = [json.loads(line) for line in later.getvalue().splitlines()]
     assert [(r["level"], r["logger"], r.get("message")) for r in lines] == [
-        ("warning", "toolcall_middleware", "plain text")]
+        ("warning", "toolcall_middleware", "plain text")
+    ]
 
 
 def test_a_served_process_writes_only_json_lines_uvicorns_own_included(tmp_path: Path) -> None:

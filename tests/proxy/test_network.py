@@ -31,8 +31,10 @@ def raw_upstream(pieces: list[tuple[float, bytes]]) -> Iterator[str]:
         conn, _ = server.accept()
         with conn:
             conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                         b"transfer-encoding: chunked\r\n\r\n")
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+            )
             try:
                 for pause, data in pieces:
                     time.sleep(pause)
@@ -205,8 +207,10 @@ def tls_upstream(ca: trustme.CA) -> Iterator[str]:
                 with conn:
                     conn.settimeout(5)
                     conn.recv(65536)
-                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                                 b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n")
+                    conn.sendall(
+                        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                        b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+                    )
                     for n in range(3):
                         time.sleep(0.05 * n)
                         conn.sendall(b"%x\r\n%s\r\n" % (len(event(n)), event(n)))
@@ -229,9 +233,10 @@ def test_an_https_upstream_streams_through_the_tls_stream() -> None:
 
     async def main(url: str) -> bytes:
         transport = UpstreamTransport(verify=client_context, limits=httpx.Limits())
-        async with httpx.AsyncClient(transport=transport) as client, client.stream(
-            "GET", url + "/v1/stream"
-        ) as response:
+        async with (
+            httpx.AsyncClient(transport=transport) as client,
+            client.stream("GET", url + "/v1/stream") as response,
+        ):
             assert response.status_code == 200
             stream = response.extensions["network_stream"]
             assert stream.get_extra_info("ssl_object") is not None
@@ -244,8 +249,7 @@ def test_an_https_upstream_streams_through_the_tls_stream() -> None:
 def test_an_upstream_certificate_that_is_not_trusted_is_a_connect_error() -> None:
     async def main(url: str) -> None:
         # The system's CAs only: the test CA's certificate is refused.
-        transport = UpstreamTransport(verify=ssl.create_default_context(),
-                                      limits=httpx.Limits())
+        transport = UpstreamTransport(verify=ssl.create_default_context(), limits=httpx.Limits())
         async with httpx.AsyncClient(transport=transport) as client:
             await client.get(url + "/v1/models")
 

@@ -22,15 +22,21 @@ def test_metrics_are_served_by_the_proxy_and_count_tool_calls() -> None:
         response = httpx.get(f"{url}/metrics", timeout=10)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
-    lines = [line for line in response.text.splitlines()
-             if line.startswith("toolcall_tool_calls_total{") and 'provider="kimi_k2"' in line]
+    lines = [
+        line
+        for line in response.text.splitlines()
+        if line.startswith("toolcall_tool_calls_total{") and 'provider="kimi_k2"' in line
+    ]
     assert lines and float(lines[0].rsplit(" ", 1)[1]) >= 2
 
 
 def upstream_failures(metrics_text: str, code: str) -> float:
     prefix = f'toolcall_upstream_failures_total{{code="{code}"}} '
-    return sum(float(line.removeprefix(prefix)) for line in metrics_text.splitlines()
-               if line.startswith(prefix))
+    return sum(
+        float(line.removeprefix(prefix))
+        for line in metrics_text.splitlines()
+        if line.startswith(prefix)
+    )
 
 
 def test_upstream_failures_are_counted_by_the_code_the_client_got() -> None:
@@ -38,11 +44,15 @@ def test_upstream_failures_are_counted_by_the_code_the_client_got() -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
     with start_proxy(f"http://127.0.0.1:{port}") as url:
-        before = upstream_failures(httpx.get(f"{url}/metrics", timeout=10).text,
-                                   "upstream_unreachable")
-        statuses = [httpx.post(f"{url}/v1/chat/completions", json={"model": "m"},
-                               timeout=10).status_code for _ in range(3)]
-        after = upstream_failures(httpx.get(f"{url}/metrics", timeout=10).text,
-                                  "upstream_unreachable")
+        before = upstream_failures(
+            httpx.get(f"{url}/metrics", timeout=10).text, "upstream_unreachable"
+        )
+        statuses = [
+            httpx.post(f"{url}/v1/chat/completions", json={"model": "m"}, timeout=10).status_code
+            for _ in range(3)
+        ]
+        after = upstream_failures(
+            httpx.get(f"{url}/metrics", timeout=10).text, "upstream_unreachable"
+        )
     assert statuses == [502, 502, 502]
     assert after - before == 3

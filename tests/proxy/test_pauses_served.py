@@ -16,9 +16,13 @@ PAUSE = 1.0
 
 
 def event(delta: dict[str, str], finish: str | None = None) -> bytes:
-    chunk = {"id": "chatcmpl-p", "object": "chat.completion.chunk", "created": 1,
-             "model": "Qwen/Qwen3-8B",
-             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    chunk = {
+        "id": "chatcmpl-p",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "Qwen/Qwen3-8B",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
@@ -33,10 +37,17 @@ class PausingUpstream:
             return
         while (await receive()).get("more_body"):
             pass
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
-        for piece in (event({"role": "assistant", "content": "Let me"}),
-                      event({"content": " check <"})):
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        for piece in (
+            event({"role": "assistant", "content": "Let me"}),
+            event({"content": " check <"}),
+        ):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await anyio.sleep(PAUSE)
         self.resumed.set()
@@ -52,10 +63,14 @@ def test_text_before_a_held_marker_start_reaches_the_sdk_during_the_pause() -> N
 
     async def run(base: str) -> tuple[str, list[tuple[str, str]]]:
         sdk = openai.AsyncOpenAI(base_url=base + "/v1", api_key="sk-test", max_retries=0)
-        async with sdk, sdk.chat.completions.stream(
-            model="Qwen/Qwen3-8B", messages=[{"role": "user", "content": "hi"}],
-            tools=[{"type": "function", "function": {"name": "bash", "parameters": {}}}],
-        ) as stream:
+        async with (
+            sdk,
+            sdk.chat.completions.stream(
+                model="Qwen/Qwen3-8B",
+                messages=[{"role": "user", "content": "hi"}],
+                tools=[{"type": "function", "function": {"name": "bash", "parameters": {}}}],
+            ) as stream,
+        ):
             async for item in stream:
                 if item.type == "content.delta" and not upstream.resumed.is_set():
                     seen_during_pause.append(item.delta)

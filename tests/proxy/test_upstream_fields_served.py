@@ -23,8 +23,15 @@ from servers import free_port
 
 from toolcall_middleware.config import ConfigError, load_serve_config
 
-TOOLS: Any = [{"type": "function", "function": {"name": "bash", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS: Any = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -43,7 +50,9 @@ def toolcall_serve(upstream: str, tmp_path: Path, *args: str, **env: str) -> Ite
     with open(tmp_path / "serve.log", "wb") as log:
         process = subprocess.Popen(
             serve_command("--upstream", upstream, "--port", str(port), *args),
-            env=clean_env(**env), stdout=log, stderr=log,
+            env=clean_env(**env),
+            stdout=log,
+            stderr=log,
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -81,7 +90,8 @@ def through_chat_and_messages(url: str, upstream: FakeUpstream) -> list[dict[str
     assert len(final.choices[0].message.tool_calls or ()) == 2
     messages = anthropic.Anthropic(base_url=url, api_key="k", max_retries=0)
     message = messages.messages.create(
-        model="claude-any", max_tokens=256,
+        model="claude-any",
+        max_tokens=256,
         tools=[{"name": "bash", "input_schema": {"type": "object"}}],
         messages=[{"role": "user", "content": "Find the asm headers"}],
     )
@@ -91,7 +101,8 @@ def through_chat_and_messages(url: str, upstream: FakeUpstream) -> list[dict[str
 
 def test_environment_form(upstream: FakeUpstream, tmp_path: Path) -> None:
     with toolcall_serve(
-        upstream.url, tmp_path,
+        upstream.url,
+        tmp_path,
         TOOLCALL_UPSTREAM_FIELDS='{"skip_special_tokens": false, "top_k": 1}',
         TOOLCALL_UPSTREAM_FIELDS_BY_MODEL='{"moonshotai/Kimi-*": {"top_k": 20}}',
         TOOLCALL_ANTHROPIC_MODEL_MAP=f"claude-*={MODEL}",
@@ -131,18 +142,36 @@ def test_config_file_form(upstream: FakeUpstream, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("file", "env", "message"),
     [
-        ("", {"TOOLCALL_UPSTREAM_FIELDS": "{skip_special_tokens: false}"},
-         "TOOLCALL_UPSTREAM_FIELDS is not valid JSON"),
-        ("", {"TOOLCALL_UPSTREAM_FIELDS": '["skip_special_tokens"]'},
-         "TOOLCALL_UPSTREAM_FIELDS must be an object of request fields"),
-        ("[upstream_fields]\nstream = false\n", {},
-         "config option upstream_fields cannot set stream"),
-        ('upstream_fields = "skip_special_tokens"\n', {},
-         "config option upstream_fields must be an object"),
-        ('[upstream_fields_by_model]\n"kimi-*" = "no"\n', {},
-         "config option upstream_fields_by_model must map model names or patterns"),
-        ('[upstream_fields_by_model."kimi-*"]\nmodel = "x"\n', {},
-         "upstream_fields_by_model ['kimi-*'] cannot set model"),
+        (
+            "",
+            {"TOOLCALL_UPSTREAM_FIELDS": "{skip_special_tokens: false}"},
+            "TOOLCALL_UPSTREAM_FIELDS is not valid JSON",
+        ),
+        (
+            "",
+            {"TOOLCALL_UPSTREAM_FIELDS": '["skip_special_tokens"]'},
+            "TOOLCALL_UPSTREAM_FIELDS must be an object of request fields",
+        ),
+        (
+            "[upstream_fields]\nstream = false\n",
+            {},
+            "config option upstream_fields cannot set stream",
+        ),
+        (
+            'upstream_fields = "skip_special_tokens"\n',
+            {},
+            "config option upstream_fields must be an object",
+        ),
+        (
+            '[upstream_fields_by_model]\n"kimi-*" = "no"\n',
+            {},
+            "config option upstream_fields_by_model must map model names or patterns",
+        ),
+        (
+            '[upstream_fields_by_model."kimi-*"]\nmodel = "x"\n',
+            {},
+            "upstream_fields_by_model ['kimi-*'] cannot set model",
+        ),
     ],
 )
 def test_bad_values_stop_serve_with_status_2(
@@ -152,7 +181,10 @@ def test_bad_values_stop_serve_with_status_2(
     path.write_text(file)
     result = subprocess.run(
         serve_command("--config", str(path), "--port", str(free_port())),
-        env=clean_env(**env), capture_output=True, text=True, timeout=60,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert message in result.stderr
@@ -166,7 +198,8 @@ def test_environment_replaces_the_file_table_whole(tmp_path: Path) -> None:
     options = load_serve_config({}, env=env, config_file=path).options
     assert options.upstream_fields == {"top_k": 5}
     assert options.upstream_fields_by_model == {
-        "moonshotai/Kimi-*": {"chat_template_kwargs": {"thinking": True}}}
+        "moonshotai/Kimi-*": {"chat_template_kwargs": {"thinking": True}}
+    }
     # A bad table in the file is refused even when the environment overrides it.
     path.write_text("[upstream_fields]\nmessages = []\n")
     with pytest.raises(ConfigError, match="upstream_fields cannot set messages"):

@@ -25,13 +25,20 @@ from processes import serve_command
 MODEL = "kimi_k2-reasoning-two-calls"  # a bundled recording with two Kimi calls
 TOOLS = [{"type": "function", "function": {"name": "bash"}}]
 ADMIN = {"x-admin-key": "k"}
-CHAT = {"model": MODEL, "stream": True, "tools": TOOLS,
-        "messages": [{"role": "user", "content": "Find the asm headers"}]}
+CHAT = {
+    "model": MODEL,
+    "stream": True,
+    "tools": TOOLS,
+    "messages": [{"role": "user", "content": "Find the asm headers"}],
+}
 
 
 def tool_calls_total(metrics_text: str) -> float:
-    return sum(float(line.rsplit(" ", 1)[1]) for line in metrics_text.splitlines()
-               if line.startswith("toolcall_tool_calls_total{"))
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in metrics_text.splitlines()
+        if line.startswith("toolcall_tool_calls_total{")
+    )
 
 
 def connections_by_worker(url: str, workers: int, each: int) -> dict[int, list[httpx.Client]]:
@@ -74,15 +81,20 @@ def test_two_workers_serve_concurrent_streams_and_metrics_sum_them(tmp_path: Pat
         results: list[int] = []
 
         def stream(client: httpx.Client) -> None:
-            sdk = openai.OpenAI(base_url=f"{served.url}/v1", api_key="x", max_retries=0,
-                                http_client=client)
-            with sdk.chat.completions.stream(model=MODEL, messages=CHAT["messages"],
-                                             tools=TOOLS) as events:  # type: ignore[arg-type]
+            sdk = openai.OpenAI(
+                base_url=f"{served.url}/v1", api_key="x", max_retries=0, http_client=client
+            )
+            with sdk.chat.completions.stream(
+                model=MODEL, messages=CHAT["messages"], tools=TOOLS
+            ) as events:  # type: ignore[arg-type]
                 final = events.get_final_completion()
             results.append(len(final.choices[0].message.tool_calls or []))
 
-        threads = [threading.Thread(target=stream, args=(client,))
-                   for clients in by_worker.values() for client in clients]
+        threads = [
+            threading.Thread(target=stream, args=(client,))
+            for clients in by_worker.values()
+            for client in clients
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -103,10 +115,10 @@ def workers_of_a_burst(url: str, count: int) -> list[int]:
     sent: on loopback the kernel completes each handshake at once, so all are queued before a
     worker wakes, the way a burst of clients arrives."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
-    connections = [socket.create_connection((host, int(port)), timeout=30)
-                   for _ in range(count)]
-    request = b"GET /debug/tool-calls HTTP/1.1\r\nHost: t\r\nX-Admin-Key: k\r\n" \
-              b"Connection: close\r\n\r\n"
+    connections = [socket.create_connection((host, int(port)), timeout=30) for _ in range(count)]
+    request = (
+        b"GET /debug/tool-calls HTTP/1.1\r\nHost: t\r\nX-Admin-Key: k\r\nConnection: close\r\n\r\n"
+    )
     pids = []
     for connection in connections:
         with connection:
@@ -117,8 +129,9 @@ def workers_of_a_burst(url: str, count: int) -> list[int]:
 
 
 def test_a_burst_of_connections_is_spread_over_the_workers(tmp_path: Path) -> None:
-    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
-                       log_dir=tmp_path) as served:
+    with serve_command(
+        "--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"}, log_dir=tmp_path
+    ) as served:
         for clients in connections_by_worker(served.url, workers=2, each=1).values():
             clients[0].close()  # both workers listen
         pids = workers_of_a_burst(served.url, 60)
@@ -132,14 +145,26 @@ def test_a_burst_of_connections_is_spread_over_the_workers(tmp_path: Path) -> No
 
 
 def test_a_port_in_use_stops_serve_and_leaves_the_running_one_alone(tmp_path: Path) -> None:
-    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
-                       log_dir=tmp_path) as served:
+    with serve_command(
+        "--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"}, log_dir=tmp_path
+    ) as served:
         port = served.url.rsplit(":", 1)[1]
         pids = set(connections_by_worker(served.url, workers=2, each=1))
         # A second serve on the port would join the first's SO_REUSEPORT group unchecked.
         second = subprocess.run(
-            [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
-             "--port", port], capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "toolcall_middleware.cli",
+                "serve",
+                "--workers",
+                "2",
+                "--port",
+                port,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert second.returncode == 3 and "Address already in use" in second.stderr
         for _ in range(20):  # the first's workers still take every connection
@@ -151,10 +176,11 @@ def test_a_port_in_use_stops_serve_and_leaves_the_running_one_alone(tmp_path: Pa
 def test_port_zero_gives_every_worker_the_same_port(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
-         "--port", "0"],
+        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2", "--port", "0"],
         env={**os.environ, "TOOLCALL_ADMIN_KEY": "k", "TMPDIR": str(tmp_path)},
-        stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60
@@ -186,8 +212,16 @@ def test_every_worker_runs_with_the_configuration_the_command_resolved(tmp_path:
     config = tmp_path / "serve.toml"
     config.write_text('provider = "hermes"\nreplay_pace = 5.0\nadmin_key = "from-file"\n')
     env = {"TOOLCALL_REPLAY_PACE": "0", "TOOLCALL_ADMIN_KEY": "k"}  # env over the file
-    with serve_command("--workers", "2", "--config", str(config), "--provider", "kimi_k2",
-                       env=env, log_dir=tmp_path) as served:
+    with serve_command(
+        "--workers",
+        "2",
+        "--config",
+        str(config),
+        "--provider",
+        "kimi_k2",
+        env=env,
+        log_dir=tmp_path,
+    ) as served:
         by_worker = connections_by_worker(served.url, workers=2, each=1)  # key "k" works
         assert len(by_worker) == 2
         for (client,) in by_worker.values():
@@ -199,8 +233,9 @@ def test_every_worker_runs_with_the_configuration_the_command_resolved(tmp_path:
 
 
 def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
-    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
-                       log_dir=tmp_path) as served:
+    with serve_command(
+        "--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"}, log_dir=tmp_path
+    ) as served:
         by_worker = connections_by_worker(served.url, workers=2, each=1)
         dead, alive = sorted(by_worker)
         for clients in by_worker.values():
@@ -221,8 +256,9 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
 
 
 def test_workers_whose_command_is_killed_drain_and_exit(tmp_path: Path) -> None:
-    with serve_command("--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"},
-                       log_dir=tmp_path) as served:
+    with serve_command(
+        "--workers", "2", env={"TOOLCALL_ADMIN_KEY": "k"}, log_dir=tmp_path
+    ) as served:
         by_worker = connections_by_worker(served.url, workers=2, each=1)
         for (client,) in by_worker.values():
             client.close()
@@ -241,9 +277,11 @@ def test_workers_whose_command_is_killed_drain_and_exit(tmp_path: Path) -> None:
 
 def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:
     env = {"TOOLCALL_REPLAY_PACE": "0.04"}  # the recording streams for about 1.5 s
-    with serve_command("--workers", "2", env=env, log_dir=tmp_path) as served, \
-            httpx.Client(base_url=served.url, timeout=30) as client, \
-            client.stream("POST", "/v1/chat/completions", json=CHAT) as response:
+    with (
+        serve_command("--workers", "2", env=env, log_dir=tmp_path) as served,
+        httpx.Client(base_url=served.url, timeout=30) as client,
+        client.stream("POST", "/v1/chat/completions", json=CHAT) as response,
+    ):
         lines = response.iter_lines()
         assert next(lines).startswith("data: ")
         served.process.terminate()
@@ -267,19 +305,37 @@ def test_streams_past_the_drain_timeout_end_with_each_apis_error_event(tmp_path:
     statuses: dict[str, int] = {}
     requests = {
         "chat": ("/v1/chat/completions", CHAT),
-        "anthropic": ("/v1/messages", {
-            "model": MODEL, "max_tokens": 100, "stream": True,
-            "messages": [{"role": "user", "content": "Find the asm headers"}],
-            "tools": [{"name": "bash", "input_schema": {"type": "object"}}]}),
-        "responses": ("/v1/responses", {
-            "model": MODEL, "stream": True, "input": "Find the asm headers",
-            "tools": [{"type": "function", "name": "bash", "parameters": {"type": "object"}}]}),
-        "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse", {
-            "contents": [{"role": "user", "parts": [{"text": "Find the asm headers"}]}],
-            "tools": [{"functionDeclarations": [{"name": "bash"}]}]}),
+        "anthropic": (
+            "/v1/messages",
+            {
+                "model": MODEL,
+                "max_tokens": 100,
+                "stream": True,
+                "messages": [{"role": "user", "content": "Find the asm headers"}],
+                "tools": [{"name": "bash", "input_schema": {"type": "object"}}],
+            },
+        ),
+        "responses": (
+            "/v1/responses",
+            {
+                "model": MODEL,
+                "stream": True,
+                "input": "Find the asm headers",
+                "tools": [{"type": "function", "name": "bash", "parameters": {"type": "object"}}],
+            },
+        ),
+        "gemini": (
+            f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse",
+            {
+                "contents": [{"role": "user", "parts": [{"text": "Find the asm headers"}]}],
+                "tools": [{"functionDeclarations": [{"name": "bash"}]}],
+            },
+        ),
     }
-    with serve_command("--drain-timeout", "0.5", env=env, log_dir=tmp_path) as served, \
-            httpx.Client(base_url=served.url, timeout=30) as health:
+    with (
+        serve_command("--drain-timeout", "0.5", env=env, log_dir=tmp_path) as served,
+        httpx.Client(base_url=served.url, timeout=30) as health,
+    ):
         assert health.get("/healthz").status_code == 200  # a connection kept open
 
         streaming = {name: threading.Event() for name in requests}
@@ -336,7 +392,8 @@ def test_the_anthropic_sdk_reads_the_drain_ending_as_an_overloaded_error(
     with serve_command("--drain-timeout", "0.3", env=env, log_dir=tmp_path) as served:
         client = anthropic.Anthropic(base_url=served.url, api_key="x", max_retries=0)
         with client.messages.stream(
-            model=MODEL, max_tokens=100,
+            model=MODEL,
+            max_tokens=100,
             messages=[{"role": "user", "content": "Find the asm headers"}],
             tools=[{"name": "bash", "input_schema": {"type": "object"}}],
         ) as stream:
@@ -366,21 +423,33 @@ def test_bad_workers_or_drain_values_stop_serve_with_one_line(
 ) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "toolcall_middleware.cli", "serve", *args],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={"PATH": "", **env},
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr
 
 
-
 def test_a_bad_front_option_stops_serve_before_any_worker_starts(tmp_path: Path) -> None:
     config = tmp_path / "serve.toml"
     config.write_text("[anthropic]\nnope = 1\n")
     result = subprocess.run(
-        [sys.executable, "-m", "toolcall_middleware.cli", "serve", "--workers", "2",
-         "--config", str(config)],
-        capture_output=True, text=True, timeout=60, env={"PATH": ""},
+        [
+            sys.executable,
+            "-m",
+            "toolcall_middleware.cli",
+            "serve",
+            "--workers",
+            "2",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": ""},
     )
     assert result.returncode == 2
     assert result.stderr == "toolcall: error: unknown [anthropic] option(s): nope\n"

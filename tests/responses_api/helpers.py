@@ -75,8 +75,11 @@ def check_events(events: Sequence[Event]) -> dict[str, Any]:
             part = data.get("content_index", data.get("summary_index"))
             assert part in current.parts, f"{kind} before its part was added"
             current.parts[part].append(data["delta"])
-        elif kind in ("response.output_text.done", "response.reasoning_text.done",
-                      "response.reasoning_summary_text.done"):
+        elif kind in (
+            "response.output_text.done",
+            "response.reasoning_text.done",
+            "response.reasoning_summary_text.done",
+        ):
             part = data.get("content_index", data.get("summary_index"))
             assert data["text"] == "".join(current.parts[part])
         elif kind == "response.function_call_arguments.delta":
@@ -135,7 +138,9 @@ class CheckedApp:
 def sdk_client(app: ASGIApp, checked: bool = True) -> openai.AsyncOpenAI:
     transport = httpx2.ASGITransport(app=CheckedApp(app) if checked else app)
     return openai.AsyncOpenAI(
-        api_key="test-key", base_url="http://test/v1", max_retries=0,
+        api_key="test-key",
+        base_url="http://test/v1",
+        max_retries=0,
         http_client=httpx2.AsyncClient(transport=transport, base_url="http://test"),
     )
 
@@ -145,8 +150,11 @@ def responses_request(chat: dict[str, Any]) -> dict[str, Any]:
     instructions = [m["content"] for m in chat["messages"] if m["role"] == "system"]
     doc: dict[str, Any] = {
         "model": chat["model"],
-        "input": [{"role": m["role"], "content": m["content"]}
-                  for m in chat["messages"] if m["role"] != "system"],
+        "input": [
+            {"role": m["role"], "content": m["content"]}
+            for m in chat["messages"]
+            if m["role"] != "system"
+        ],
         "tools": [{"type": "function", **t["function"]} for t in chat.get("tools", ())],
     }
     if instructions:

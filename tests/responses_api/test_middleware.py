@@ -31,10 +31,17 @@ from .helpers import CheckedApp, check_events, parse_sse, sdk_client
 
 pytestmark = pytest.mark.anyio
 
-SHELL = {"type": "function", "name": "shell",
-         "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}
-HELLO = [chunk({"role": "assistant", "content": ""}), chunk({"content": "Hello"}),
-         chunk(None, "stop"), chunk(usage=USAGE)]
+SHELL = {
+    "type": "function",
+    "name": "shell",
+    "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}},
+}
+HELLO = [
+    chunk({"role": "assistant", "content": ""}),
+    chunk({"content": "Hello"}),
+    chunk(None, "stop"),
+    chunk(usage=USAGE),
+]
 
 
 async def request(app: Any, body: Any, path: str, **kw: Any) -> Any:
@@ -46,17 +53,29 @@ def doc(**extra: Any) -> dict[str, Any]:
 
 
 def completion(content: str = "Hello") -> dict[str, Any]:
-    return {"id": "c", "object": "chat.completion", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": content},
-         "finish_reason": "stop"}], "usage": USAGE}
+    return {
+        "id": "c",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": USAGE,
+    }
 
 
 async def test_streamed_request_reaches_the_upstream_as_chat() -> None:
     upstream = ScriptedApp([stream_reply(HELLO)])
-    app = ResponsesMiddleware(upstream, model_map={"gpt-*": "kimi-k2"},
-                              upstream_fields={"skip_special_tokens": False})
+    app = ResponsesMiddleware(
+        upstream, model_map={"gpt-*": "kimi-k2"}, upstream_fields={"skip_special_tokens": False}
+    )
     response = await request(
-        app, doc(stream=True, instructions="Be brief.", tools=[SHELL]), "/v1/responses",
+        app,
+        doc(stream=True, instructions="Be brief.", tools=[SHELL]),
+        "/v1/responses",
         headers=[(b"authorization", b"Bearer sk-1"), (b"openai-beta", b"responses=v1")],
     )
     assert response.status == 200
@@ -68,8 +87,10 @@ async def test_streamed_request_reaches_the_upstream_as_chat() -> None:
     headers = dict(scope["headers"])
     assert headers[b"authorization"] == b"Bearer sk-1" and b"openai-beta" not in headers
     assert body["model"] == "kimi-k2" and body["skip_special_tokens"] is False
-    assert body["messages"] == [{"role": "system", "content": "Be brief."},
-                                {"role": "user", "content": "hi"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+    ]
     assert body["stream_options"] == {"include_usage": True}
 
 
@@ -86,8 +107,13 @@ async def test_non_streamed_request_gets_the_response_object() -> None:
 async def test_zstd_request_body_is_decoded() -> None:
     upstream = ScriptedApp([stream_reply(HELLO)])
     raw = zstd.compress(orjson.dumps(doc(stream=True)))
-    response = await request(ResponsesMiddleware(upstream), None, "/v1/responses", raw=raw,
-                             headers=[(b"content-encoding", b"zstd")])
+    response = await request(
+        ResponsesMiddleware(upstream),
+        None,
+        "/v1/responses",
+        raw=raw,
+        headers=[(b"content-encoding", b"zstd")],
+    )
     assert response.status == 200 and upstream.upstream_bodies[0]["stream"] is True
 
 
@@ -96,19 +122,26 @@ async def test_zstd_bomb_is_413_and_garbage_400() -> None:
     app = ResponsesMiddleware(upstream, max_body_bytes=10_000)
     bomb = zstd.compress(b'{"model": "' + b"m" * 1_000_000 + b'"}')
     assert len(bomb) < 10_000
-    response = await request(app, None, "/v1/responses", raw=bomb,
-                             headers=[(b"content-encoding", b"zstd")])
+    response = await request(
+        app, None, "/v1/responses", raw=bomb, headers=[(b"content-encoding", b"zstd")]
+    )
     assert response.status == 413 and response.json()["error"]["code"] == "request_too_large"
-    response = await request(app, None, "/v1/responses", raw=b"not zstd",
-                             headers=[(b"content-encoding", b"zstd")])
+    response = await request(
+        app, None, "/v1/responses", raw=b"not zstd", headers=[(b"content-encoding", b"zstd")]
+    )
     assert response.status == 400 and "zstd" in response.json()["error"]["message"]
     assert upstream.calls == []
 
 
 async def test_other_encodings_are_415_naming_the_codex_setting() -> None:
     upstream = ScriptedApp()
-    response = await request(ResponsesMiddleware(upstream), None, "/v1/responses", raw=b"x",
-                             headers=[(b"content-encoding", b"gzip")])
+    response = await request(
+        ResponsesMiddleware(upstream),
+        None,
+        "/v1/responses",
+        raw=b"x",
+        headers=[(b"content-encoding", b"gzip")],
+    )
     assert response.status == 415
     assert "features.enable_request_compression" in response.json()["error"]["message"]
     assert upstream.calls == []
@@ -118,13 +151,13 @@ async def test_other_encodings_are_415_naming_the_codex_setting() -> None:
     ("body", "status", "code"),
     [
         (doc(previous_response_id="resp_1"), 400, "previous_response_not_found"),
-        (doc(input=[{"type": "function_call_output", "call_id": "x", "output": "y"}]), 400,
-         None),
+        (doc(input=[{"type": "function_call_output", "call_id": "x", "output": "y"}]), 400, None),
         (doc(tools=[{"type": "function"}]), 400, None),
     ],
 )
-async def test_bad_requests_never_reach_the_upstream(body: Any, status: int,
-                                                     code: str | None) -> None:
+async def test_bad_requests_never_reach_the_upstream(
+    body: Any, status: int, code: str | None
+) -> None:
     upstream = ScriptedApp()
     response = await request(ResponsesMiddleware(upstream), body, "/v1/responses")
     error = response.json()["error"]
@@ -155,13 +188,17 @@ async def test_stored_response_routes_answer_404_and_other_paths_pass() -> None:
 
 @pytest.mark.parametrize("stream", [True, False])
 async def test_upstream_error_status_is_passed_on_in_openai_shape(stream: bool) -> None:
-    upstream = ScriptedApp([json_reply({"error": {"message": "slow down"}}, 429,
-                                       headers=[(b"retry-after", b"7")])])
+    upstream = ScriptedApp(
+        [json_reply({"error": {"message": "slow down"}}, 429, headers=[(b"retry-after", b"7")])]
+    )
     response = await request(ResponsesMiddleware(upstream), doc(stream=stream), "/v1/responses")
     assert response.status == 429 and response.headers[b"retry-after"] == b"7"
     assert response.json()["error"] == {
-        "message": "upstream returned HTTP 429: slow down", "type": "rate_limit_error",
-        "param": None, "code": "rate_limit_exceeded"}
+        "message": "upstream returned HTTP 429: slow down",
+        "type": "rate_limit_error",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
 
 
 async def test_context_length_400_is_response_failed_when_streaming() -> None:
@@ -183,16 +220,25 @@ async def test_context_length_400_is_response_failed_when_streaming() -> None:
     [
         Reply(200, [b"data: {not json\n\n", b"data: [DONE]\n\n"]),  # no finish: failed
         stream_reply([chunk({"content": "partial"})], done=False),  # dropped mid-stream
-        Reply(200, [b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n"],
-              raise_after=OSError("connection lost")),
-        Reply(200, [b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n",
-                    b'data: {"error": {"message": "boom", "type": "server_error"}}\n\n']),
+        Reply(
+            200,
+            [b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n"],
+            raise_after=OSError("connection lost"),
+        ),
+        Reply(
+            200,
+            [
+                b"data: " + orjson.dumps(chunk({"content": "a"})) + b"\n\n",
+                b'data: {"error": {"message": "boom", "type": "server_error"}}\n\n',
+            ],
+        ),
     ],
     ids=["invalid-json", "dropped", "app-raises", "error-event"],
 )
 async def test_broken_upstream_mid_stream_is_response_failed(reply: Reply) -> None:
-    response = await request(ResponsesMiddleware(ScriptedApp([reply])), doc(stream=True),
-                             "/v1/responses")
+    response = await request(
+        ResponsesMiddleware(ScriptedApp([reply])), doc(stream=True), "/v1/responses"
+    )
     events = parse_sse(response.body)
     check_events(events)
     assert response.status == 200 and events[-1][0] == "response.failed"
@@ -229,8 +275,13 @@ async def test_client_disconnect_stops_the_upstream() -> None:
     async def upstream(scope: Any, receive: Any, send: Any) -> None:
         nonlocal sent
         await receive()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         for _ in range(50):
             body = b"data: " + orjson.dumps(chunk({"content": "x"})) + b"\n\n"
             await send({"type": "http.response.body", "body": body, "more_body": True})
@@ -265,25 +316,33 @@ async def test_two_turn_round_trip_through_the_sdk() -> None:
         "Run it. <|tool_calls_section_begin|><|tool_call_begin|>functions.shell:0"
         '<|tool_call_argument_begin|>{"cmd": "ls"}<|tool_call_end|><|tool_calls_section_end|>'
     )
-    first = [chunk({"reasoning_content": kimi_markup[i:i + 9]})
-             for i in range(0, len(kimi_markup), 9)]
-    upstream = ScriptedApp([
-        stream_reply([*first, chunk(None, "stop"), chunk(usage=USAGE)]),
-        stream_reply([chunk({"content": "There is a.txt"}), chunk(None, "stop")]),
-    ])
+    first = [
+        chunk({"reasoning_content": kimi_markup[i : i + 9]}) for i in range(0, len(kimi_markup), 9)
+    ]
+    upstream = ScriptedApp(
+        [
+            stream_reply([*first, chunk(None, "stop"), chunk(usage=USAGE)]),
+            stream_reply([chunk({"content": "There is a.txt"}), chunk(None, "stop")]),
+        ]
+    )
     app = ResponsesMiddleware(ToolCallMiddleware(upstream, provider="kimi_k2", metrics=False))
     client = sdk_client(app)
-    async with client.responses.stream(model="kimi-k2", input="list files",
-                                       tools=[SHELL]) as stream:
+    async with client.responses.stream(
+        model="kimi-k2", input="list files", tools=[SHELL]
+    ) as stream:
         first_response = await stream.get_final_response()
     call = first_response.output[-1]
     assert call.type == "function_call" and call.call_id == "functions.shell:0"
     assert (call.name, call.arguments) == ("shell", '{"cmd": "ls"}')
     history = [item.model_dump(exclude_none=True) for item in first_response.output]
     second = await client.responses.create(
-        model="kimi-k2", tools=[SHELL],
-        input=[{"role": "user", "content": "list files"}, *history,
-               {"type": "function_call_output", "call_id": call.call_id, "output": "a.txt"}],
+        model="kimi-k2",
+        tools=[SHELL],
+        input=[
+            {"role": "user", "content": "list files"},
+            *history,
+            {"type": "function_call_output", "call_id": call.call_id, "output": "a.txt"},
+        ],
     )
     assert second.output_text == "There is a.txt"
     chat = upstream.upstream_bodies[1]["messages"]
@@ -300,9 +359,17 @@ async def test_sdk_raises_a_readable_error_for_a_bad_request() -> None:
 
 
 async def test_a_call_reaches_the_sdk_with_its_arguments_done() -> None:
-    upstream = ScriptedApp([stream_reply([
-        chunk(call_delta(0, id="call_1", name="shell", args='{"cmd": ')),
-        chunk(call_delta(0, args='"pwd"}')), chunk(None, "tool_calls")])])
+    upstream = ScriptedApp(
+        [
+            stream_reply(
+                [
+                    chunk(call_delta(0, id="call_1", name="shell", args='{"cmd": ')),
+                    chunk(call_delta(0, args='"pwd"}')),
+                    chunk(None, "tool_calls"),
+                ]
+            )
+        ]
+    )
     client = sdk_client(ResponsesMiddleware(upstream))
     done = []
     async with client.responses.stream(model="m", input="x", tools=[SHELL]) as stream:
@@ -321,14 +388,18 @@ def view(events: list[Any]) -> list[tuple[str, Any]]:
 
 
 @settings(max_examples=25, deadline=None)
-@given(cuts=st.lists(st.integers(0, len(KIMI_BODY)), max_size=12),
-       crlf=st.booleans())
-async def test_the_upstream_cut_anywhere_gives_the_same_events(cuts: list[int],
-                                                               crlf: bool) -> None:
+@given(cuts=st.lists(st.integers(0, len(KIMI_BODY)), max_size=12), crlf=st.booleans())
+async def test_the_upstream_cut_anywhere_gives_the_same_events(cuts: list[int], crlf: bool) -> None:
     body = KIMI_BODY.replace(b"\n", b"\r\n") if crlf else KIMI_BODY
     pieces = cut_at(body, cuts)
-    whole = await request(ResponsesMiddleware(ScriptedApp([Reply(200, [KIMI_BODY])])),
-                          doc(stream=True, tools=[SHELL]), "/v1/responses")
-    cut = await request(ResponsesMiddleware(ScriptedApp([Reply(200, pieces)])),
-                        doc(stream=True, tools=[SHELL]), "/v1/responses")
+    whole = await request(
+        ResponsesMiddleware(ScriptedApp([Reply(200, [KIMI_BODY])])),
+        doc(stream=True, tools=[SHELL]),
+        "/v1/responses",
+    )
+    cut = await request(
+        ResponsesMiddleware(ScriptedApp([Reply(200, pieces)])),
+        doc(stream=True, tools=[SHELL]),
+        "/v1/responses",
+    )
     assert view(parse_sse(cut.body)) == view(parse_sse(whole.body))

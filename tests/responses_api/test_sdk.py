@@ -24,15 +24,17 @@ from .helpers import TERMINAL, responses_request, sdk_client
 pytestmark = pytest.mark.anyio
 
 WITH_CALLS = [
-    p for p in recordings()
+    p
+    for p in recordings()
     if Recording.load(p).status == 200 and ((Recording.load(p).expected or {}).get("tool_calls"))
 ]
 MODES = ("stream", "buffered")
 
 
 def chat_app(recording: Recording, mode: str) -> Any:
-    return ToolCallMiddleware(recording_app(recording), provider=recording.meta.get("provider"),
-                              mode=mode, metrics=False)
+    return ToolCallMiddleware(
+        recording_app(recording), provider=recording.meta.get("provider"), mode=mode, metrics=False
+    )
 
 
 async def chat_reference(recording: Recording, mode: str) -> dict[str, Any]:
@@ -56,10 +58,13 @@ def output_view(output: list[dict[str, Any]]) -> dict[str, Any]:
     return {"content": "".join(texts), "reasoning": "".join(reasoning), "calls": calls}
 
 
-def assert_same(view: dict[str, Any], reference: dict[str, Any], recording: Recording,
-                mode: str) -> None:
-    ref_calls = [(c["id"], c["function"]["name"], c["function"]["arguments"])
-                 for c in reference.get("tool_calls") or ()]
+def assert_same(
+    view: dict[str, Any], reference: dict[str, Any], recording: Recording, mode: str
+) -> None:
+    ref_calls = [
+        (c["id"], c["function"]["name"], c["function"]["arguments"])
+        for c in reference.get("tool_calls") or ()
+    ]
     assert [(n, a) for _, n, a in view["calls"]] == [(n, a) for _, n, a in ref_calls]
     ids = [i for i, _, _ in view["calls"]]
     assert all(ids) and len(set(ids)) == len(ids)
@@ -68,7 +73,8 @@ def assert_same(view: dict[str, Any], reference: dict[str, Any], recording: Reco
     expected = expected or recording.expected or {}
     if mode == "stream" or "expected_buffered" in recording.meta:
         assert [(n, a) for _, n, a in view["calls"]] == [
-            (c["name"], c["arguments"]) for c in expected["tool_calls"]]
+            (c["name"], c["arguments"]) for c in expected["tool_calls"]
+        ]
         for call_id, want in zip(ids, expected["tool_calls"], strict=True):
             if want.get("id") and not want["id"].startswith("re:"):
                 assert call_id == want["id"]  # the upstream's own id, unchanged

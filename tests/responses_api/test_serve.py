@@ -23,16 +23,25 @@ from .helpers import sdk_client
 pytestmark = pytest.mark.anyio
 
 KIMI = Recording.load(logs_dir() / "kimi_k2-reasoning-two-calls.log")
-BASH: Any = [{"type": "function", "name": "bash",
-              "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}]
-CALLS = [("bash", '{"command":  "ls -la /usr/include | grep asm"}'),
-         ("bash", '{"command": "find /usr/include -name \'*.h\' -path \'*asm*\' | head -20"}')]
+BASH: Any = [
+    {
+        "type": "function",
+        "name": "bash",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+    }
+]
+CALLS = [
+    ("bash", '{"command":  "ls -la /usr/include | grep asm"}'),
+    ("bash", "{\"command\": \"find /usr/include -name '*.h' -path '*asm*' | head -20\"}"),
+]
 
 
 async def test_bundled_replay_through_the_responses_api() -> None:
     app = create_proxy_app(load_serve_config({"replay_pace": 0.0}, env={}))
     async with sdk_client(app).responses.stream(
-        model="kimi_k2-reasoning-two-calls", input="Find the asm headers", tools=BASH,
+        model="kimi_k2-reasoning-two-calls",
+        input="Find the asm headers",
+        tools=BASH,
     ) as stream:
         response = await stream.get_final_response()
     assert [o.type for o in response.output] == ["reasoning", "function_call", "function_call"]
@@ -42,15 +51,19 @@ async def test_bundled_replay_through_the_responses_api() -> None:
 def test_real_server_on_loopback_serves_all_three_apis() -> None:
     with serve_in_thread(recording_app(KIMI)) as upstream, start_proxy(upstream) as proxy:
         client = openai.OpenAI(base_url=proxy + "/v1", api_key="unused", max_retries=0)
-        with client.responses.stream(model=KIMI.request["model"], input="go",
-                                     tools=BASH) as stream:
+        with client.responses.stream(model=KIMI.request["model"], input="go", tools=BASH) as stream:
             kinds = [event.type for event in stream]
             response = stream.get_final_response()
         chat = httpx.post(proxy + "/v1/chat/completions", json=KIMI.request)
-        messages = httpx.post(proxy + "/v1/messages", json={
-            "model": KIMI.request["model"], "max_tokens": 10,
-            "messages": [{"role": "user", "content": "x"}],
-            "tools": [{"name": "bash", "input_schema": BASH[0]["parameters"]}]})
+        messages = httpx.post(
+            proxy + "/v1/messages",
+            json={
+                "model": KIMI.request["model"],
+                "max_tokens": 10,
+                "messages": [{"role": "user", "content": "x"}],
+                "tools": [{"name": "bash", "input_schema": BASH[0]["parameters"]}],
+            },
+        )
     assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
     assert [(o.name, o.arguments) for o in response.output[1:]] == CALLS  # type: ignore[union-attr]
     assert chat.status_code == 200 and b'"tool_calls"' in chat.content
@@ -80,7 +93,9 @@ async def test_config_file_table_and_the_upstream_request(tmp_path: Path) -> Non
     client = sdk_client(create_proxy_app(serve, transport=upstream(seen)))
     response = await client.responses.create(model="gpt-5-codex", input="go", tools=BASH)
     assert [o.call_id for o in response.output if o.type == "function_call"] == [
-        "functions.bash:15", "functions.bash:16"]
+        "functions.bash:15",
+        "functions.bash:16",
+    ]
     (request,) = seen
     assert str(request.url) == "http://model.test:8000/v1/chat/completions"
     assert request.headers["authorization"] == "Bearer test-key"

@@ -48,8 +48,18 @@ class _State(enum.Enum):
 
 
 # Module names for the members: looking a member up on its enum class runs Python code.
-(_START, _KEY_OR_END, _KEY, _COLON, _VALUE, _NAME, _ARGUMENTS, _NULL_ARGUMENTS, _SKIP,
- _AFTER_VALUE) = _State
+(
+    _START,
+    _KEY_OR_END,
+    _KEY,
+    _COLON,
+    _VALUE,
+    _NAME,
+    _ARGUMENTS,
+    _NULL_ARGUMENTS,
+    _SKIP,
+    _AFTER_VALUE,
+) = _State
 _NULL = "null"
 
 

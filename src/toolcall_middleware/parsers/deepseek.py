@@ -162,8 +162,9 @@ class DeepSeekParser(DelimitedCallParser):
 
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
     """Calls in the V3.1 layout."""
-    body = "".join(f"{CALL_BEGIN}{name}{SEP}{arguments}{CALL_END_MARKER}"
-                   for name, arguments in calls)
+    body = "".join(
+        f"{CALL_BEGIN}{name}{SEP}{arguments}{CALL_END_MARKER}" for name, arguments in calls
+    )
     return CALLS_BEGIN + body + CALLS_END
 
 
@@ -177,7 +178,18 @@ FORMAT = register(
         # R1's template opens the block (R1-0528 writes <think> too, which is then dropped).
         thinking_opened=("deepseek-r1",),
         write_calls=write_calls,
-        markup_pieces=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END_MARKER, SEP, "function",
-                       "bash", "```json\n", "```", '{"a": 1}', "<｜tool"),
+        markup_pieces=(
+            CALLS_BEGIN,
+            CALLS_END,
+            CALL_BEGIN,
+            CALL_END_MARKER,
+            SEP,
+            "function",
+            "bash",
+            "```json\n",
+            "```",
+            '{"a": 1}',
+            "<｜tool",
+        ),
     )
 )

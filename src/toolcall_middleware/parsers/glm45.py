@@ -163,8 +163,10 @@ class Glm45Parser(XmlCallParser):
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
     return "\n".join(
         f"{OPEN}{name}\n"
-        + "".join(f"{KEY}{key}{KEY_END}\n{VALUE}{value}{VALUE_END}\n"
-                  for key, value in raw_values(arguments))
+        + "".join(
+            f"{KEY}{key}{KEY_END}\n{VALUE}{value}{VALUE_END}\n"
+            for key, value in raw_values(arguments)
+        )
         + CLOSE
         for name, arguments in calls
     )

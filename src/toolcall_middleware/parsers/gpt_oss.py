@@ -152,7 +152,19 @@ FORMAT = register(
         sniff_markers=(CHANNEL, START + "assistant"),
         stray_tokens=(START, CHANNEL, CONSTRAIN, MESSAGE, END, CALL, RETURN),
         write_calls=write_calls,
-        markup_pieces=(START, "assistant", CHANNEL, "analysis", "commentary to=functions.bash ",
-                       CONSTRAIN, "json", MESSAGE, '{"a": 1}', CALL, END, RETURN),
+        markup_pieces=(
+            START,
+            "assistant",
+            CHANNEL,
+            "analysis",
+            "commentary to=functions.bash ",
+            CONSTRAIN,
+            "json",
+            MESSAGE,
+            '{"a": 1}',
+            CALL,
+            END,
+            RETURN,
+        ),
     )
 )

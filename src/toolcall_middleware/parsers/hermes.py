@@ -57,8 +57,17 @@ FORMAT = register(
         # DeepSeek's R1 distills of Qwen (a Qwen by name) have it opened by their template.
         thinking_opened=("qwq", "qwen3*thinking", "deepseek-r1"),
         write_calls=write_calls,
-        markup_pieces=(OPEN, CLOSE, "<tool_", '{"name": "bash"', ', "arguments": ',
-                       '{"a": "x\\"}"}', '"{\\"b\\": 1}"', '"parameters": {}', "\\u00e9",
-                       "\\ud83d"),
+        markup_pieces=(
+            OPEN,
+            CLOSE,
+            "<tool_",
+            '{"name": "bash"',
+            ', "arguments": ',
+            '{"a": "x\\"}"}',
+            '"{\\"b\\": 1}"',
+            '"parameters": {}',
+            "\\u00e9",
+            "\\ud83d",
+        ),
     )
 )

@@ -223,7 +223,16 @@ FORMAT = register(
         sniff_markers=(*SECTION_BEGIN, CALL_BEGIN),
         stray_tokens=(*SECTION_BEGIN, *SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END_MARKER),
         write_calls=write_calls,
-        markup_pieces=(*SECTION_BEGIN, *SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN,
-                       CALL_END_MARKER, "functions.bash:3", "call_7", "<|tool_", '{"a": 1}'),
+        markup_pieces=(
+            *SECTION_BEGIN,
+            *SECTION_END,
+            CALL_BEGIN,
+            ARGUMENT_BEGIN,
+            CALL_END_MARKER,
+            "functions.bash:3",
+            "call_7",
+            "<|tool_",
+            '{"a": 1}',
+        ),
     )
 )

@@ -72,8 +72,14 @@ FORMAT = register(
         sniff_markers=(PYTHON_TAG,),
         stray_tokens=END_TOKENS,
         write_calls=write_calls,
-        markup_pieces=(PYTHON_TAG, '{"name": "bash"', ', "parameters": ', '{"a": [1, "]"]}',
-                       '"arguments": "{}"', '{"name": "get_time", "arguments": {}}',
-                       *END_TOKENS),
+        markup_pieces=(
+            PYTHON_TAG,
+            '{"name": "bash"',
+            ', "parameters": ',
+            '{"a": [1, "]"]}',
+            '"arguments": "{}"',
+            '{"name": "get_time", "arguments": {}}',
+            *END_TOKENS,
+        ),
     )
 )

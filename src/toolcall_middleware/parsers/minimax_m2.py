@@ -137,8 +137,10 @@ class MinimaxM2Parser(XmlCallParser):
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
     invokes = "".join(
         f'{INVOKE} name="{name}">\n'
-        + "".join(f'{PARAMETER} name="{key}">{value}{PARAMETER_END}\n'
-                  for key, value in raw_values(arguments))
+        + "".join(
+            f'{PARAMETER} name="{key}">{value}{PARAMETER_END}\n'
+            for key, value in raw_values(arguments)
+        )
         + f"{INVOKE_END}\n"
         for name, arguments in calls
     )
@@ -153,8 +155,16 @@ FORMAT = register(
         sniff_markers=(OPEN,),
         stray_tokens=(OPEN, CLOSE),
         write_calls=write_calls,
-        markup_pieces=(OPEN, CLOSE, '<invoke name="bash">', INVOKE_END,
-                       '<parameter name="command">', '<parameter name="days">', PARAMETER_END,
-                       INVOKE, "<parameters>"),
+        markup_pieces=(
+            OPEN,
+            CLOSE,
+            '<invoke name="bash">',
+            INVOKE_END,
+            '<parameter name="command">',
+            '<parameter name="days">',
+            PARAMETER_END,
+            INVOKE,
+            "<parameters>",
+        ),
     )
 )

@@ -288,12 +288,30 @@ FORMAT = register(
         "mistral",
         MistralParser,
         model_names=(
-            NameRule(("mistral", "mixtral", "ministral", "magistral", "devstral", "codestral",
-                      "pixtral"), VENDOR),
+            NameRule(
+                (
+                    "mistral",
+                    "mixtral",
+                    "ministral",
+                    "magistral",
+                    "devstral",
+                    "codestral",
+                    "pixtral",
+                ),
+                VENDOR,
+            ),
         ),
         sniff_markers=(TOOL_CALLS,),
         write_calls=write_calls,
-        markup_pieces=(TOOL_CALLS, ARGS, "bash", '{"a": "}"}', '{"name": "bash", "arguments": {}}',
-                       '"{\\"x\\": 2}"', "[TOOL_", '"junk"'),
+        markup_pieces=(
+            TOOL_CALLS,
+            ARGS,
+            "bash",
+            '{"a": "}"}',
+            '{"name": "bash", "arguments": {}}',
+            '"{\\"x\\": 2}"',
+            "[TOOL_",
+            '"junk"',
+        ),
     )
 )

@@ -28,8 +28,11 @@ def _schema(tool: Tool) -> tuple[frozenset[str] | None, frozenset[str]]:
     """``(properties, required)`` of a tool; properties ``None`` when it accepts any keys."""
     parameters = tool.parameters
     required = parameters.get("required")
-    needed = frozenset(k for k in required if isinstance(k, str)) if isinstance(
-        required, list) else frozenset()
+    needed = (
+        frozenset(k for k in required if isinstance(k, str))
+        if isinstance(required, list)
+        else frozenset()
+    )
     properties = parameters.get("properties")
     if not isinstance(properties, Mapping) or parameters.get("additionalProperties") is True:
         return None, needed

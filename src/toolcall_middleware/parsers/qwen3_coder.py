@@ -181,8 +181,9 @@ class Qwen3CoderParser(XmlCallParser):
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
     return "\n".join(
         f"{OPEN}\n{FUNCTION}{name}>\n"
-        + "".join(f"{PARAMETER}{key}>\n{value}\n{PARAMETER_END}\n"
-                  for key, value in raw_values(arguments))
+        + "".join(
+            f"{PARAMETER}{key}>\n{value}\n{PARAMETER_END}\n" for key, value in raw_values(arguments)
+        )
         + f"{FUNCTION_END}\n{CLOSE}"
         for name, arguments in calls
     )
@@ -194,7 +195,16 @@ FORMAT = register(
         Qwen3CoderParser,
         model_names=(NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),),
         write_calls=write_calls,
-        markup_pieces=(OPEN, CLOSE, "<function=bash>", FUNCTION, FUNCTION_END,
-                       "<parameter=command>", "<parameter=days>", PARAMETER_END, "{'a': 1}"),
+        markup_pieces=(
+            OPEN,
+            CLOSE,
+            "<function=bash>",
+            FUNCTION,
+            FUNCTION_END,
+            "<parameter=command>",
+            "<parameter=days>",
+            PARAMETER_END,
+            "{'a': 1}",
+        ),
     )
 )

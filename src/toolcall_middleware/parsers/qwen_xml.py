@@ -155,7 +155,18 @@ FORMAT = register(
         "qwen_xml",
         QwenXmlParser,
         write_calls=write_calls,
-        markup_pieces=("<bash>", "</bash>", "<command>", "</command>", "<days>", "</days>",
-                       "<b>", "</b>", "<get_time>", "</get_time>", "/a/b"),
+        markup_pieces=(
+            "<bash>",
+            "</bash>",
+            "<command>",
+            "</command>",
+            "<days>",
+            "</days>",
+            "<b>",
+            "</b>",
+            "<get_time>",
+            "</get_time>",
+            "/a/b",
+        ),
     )
 )

@@ -23,8 +23,7 @@ MAX_HELD_FRAME = 1024 * 1024
 EVENT_ENDS = (b"\n\n", b"\r\r", b"\n\r\n", b"\r\n\r\n")
 
 SHUTDOWN_MESSAGE = (
-    "the server is shutting down: the request was still open when its drain timeout ended; "
-    "retry it"
+    "the server is shutting down: the request was still open when its drain timeout ended; retry it"
 )
 SHUTDOWN_TYPE = "service_unavailable"
 SHUTDOWN_CODE = "server_shutting_down"
@@ -77,8 +76,11 @@ class ResponseCut:
             self.complete = True
             if held:
                 self.held = bytearray()
-                return {"type": "http.response.body", "body": bytes(held) + body,
-                        "more_body": False}
+                return {
+                    "type": "http.response.body",
+                    "body": bytes(held) + body,
+                    "more_body": False,
+                }
             return message
         if not held and body[-2:] == b"\n\n":  # the usual chunk: whole events
             return message

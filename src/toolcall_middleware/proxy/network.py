@@ -25,8 +25,9 @@ import httpx
 #: Bytes buffered per connection before the socket stops being read (the reader's backpressure).
 HIGH_WATER = 256 * 1024
 
-_SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None,
-                                                                                    int]
+_SocketOption = (
+    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+)
 
 
 class _Protocol(asyncio.Protocol):
@@ -131,14 +132,17 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         self._transport.close()
 
     async def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
         protocol = self._protocol
         try:
             transport = await asyncio.wait_for(
-                protocol.loop.start_tls(self._transport, protocol, ssl_context,
-                                        server_hostname=server_hostname),
+                protocol.loop.start_tls(
+                    self._transport, protocol, ssl_context, server_hostname=server_hostname
+                ),
                 timeout,
             )
         except asyncio.TimeoutError as exc:
@@ -229,7 +233,9 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         return AsyncioStream(transport, protocol)
 
     async def connect_unix_socket(
-        self, path: str, timeout: float | None = None,
+        self,
+        path: str,
+        timeout: float | None = None,
         socket_options: Iterable[_SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("the upstream is reached over TCP only")

@@ -33,9 +33,7 @@ def add_parser(commands: Any) -> None:
     serve.add_argument(
         "--config", metavar="FILE", help="TOML config file (default: $TOOLCALL_CONFIG)"
     )
-    serve.add_argument(
-        "--workers", metavar="N", help="processes serving the port (default 1)"
-    )
+    serve.add_argument("--workers", metavar="N", help="processes serving the port (default 1)")
     serve.add_argument(
         "--drain-timeout",
         metavar="SECONDS",
@@ -84,6 +82,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return serve_process(config, app=app)
     del app  # each worker builds its own
     return serve_workers(config)
+
 
 def _flag(name: str, raw: str | None, kind: type[float], what: str) -> float | None:
     """A numeric flag, refused the way the same option from the environment or file is."""

@@ -66,15 +66,25 @@ class ProxyServer(uvicorn.Server):
             drain.begin(self.drain_timeout)
             for server in self.servers:
                 server.close()  # stop accepting; open connections stay, /healthz says 503
-            log.info("draining", extra={"fields": {
-                "event": "draining", "requests": drain.active, "timeout": self.drain_timeout}})
+            log.info(
+                "draining",
+                extra={
+                    "fields": {
+                        "event": "draining",
+                        "requests": drain.active,
+                        "timeout": self.drain_timeout,
+                    }
+                },
+            )
         if drain.draining:
             now = time.monotonic()
             if drain.active == 0 or now > drain.deadline + SHUTDOWN_GRACE:
                 self.should_exit = True
             elif now >= drain.deadline and not drain.expired:
-                log.warning("drain_timeout", extra={"fields": {
-                    "event": "drain_timeout", "requests": drain.active}})
+                log.warning(
+                    "drain_timeout",
+                    extra={"fields": {"event": "drain_timeout", "requests": drain.active}},
+                )
                 drain.expire()
         return await super().on_tick(counter)
 

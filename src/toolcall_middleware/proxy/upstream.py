@@ -142,7 +142,8 @@ class UpstreamProxy:
                 verify=verify,
                 follow_redirects=False,
                 # Reads through network.py's leaner stream than httpcore's default one.
-                transport=transport if transport is not None
+                transport=transport
+                if transport is not None
                 else UpstreamTransport(verify=verify, limits=shard_limits),
             )
             for _ in range(shards)
@@ -192,19 +193,30 @@ class UpstreamProxy:
                 await send({"type": "websocket.close", "code": 1003})
             return
         if ambiguous_length(scope["headers"]):
-            await send_error(send, 400, "a request may not carry both Transfer-Encoding and "
-                             "Content-Length", "invalid_request_error", "ambiguous_length",
-                             close=True)
+            await send_error(
+                send,
+                400,
+                "a request may not carry both Transfer-Encoding and Content-Length",
+                "invalid_request_error",
+                "ambiguous_length",
+                close=True,
+            )
             return
         try:
             url = self._url(scope)
         except httpx.InvalidURL as exc:
-            await send_error(send, 400, f"invalid request path: {exc}", "invalid_request_error",
-                             "invalid_path")
+            await send_error(
+                send, 400, f"invalid request path: {exc}", "invalid_request_error", "invalid_path"
+            )
             return
         if url is None:
-            await send_error(send, 400, "invalid request path: its '..' segments climb above "
-                             "the API's root", "invalid_request_error", "invalid_path")
+            await send_error(
+                send,
+                400,
+                "invalid request path: its '..' segments climb above the API's root",
+                "invalid_request_error",
+                "invalid_path",
+            )
             return
         has_body = any(
             k.lower() in (b"content-length", b"transfer-encoding") for k, _ in scope["headers"]
@@ -275,12 +287,25 @@ class UpstreamProxy:
             await send_error(send, 502, f"{what}: {_describe(exc)}", "upstream_error", code)
             return
         except Exception as exc:  # a bug of ours or of a library: an error, not a bare 500
-            log.exception("proxy_error", extra={"fields": {
-                "event": "proxy_error", "method": scope["method"], "path": scope["path"]}})
+            log.exception(
+                "proxy_error",
+                extra={
+                    "fields": {
+                        "event": "proxy_error",
+                        "method": scope["method"],
+                        "path": scope["path"],
+                    }
+                },
+            )
             if self._metrics is not None:
                 self._metrics.upstream_failure("proxy_error")
-            await send_error(send, 502, f"the proxy could not forward the request: "
-                             f"{_describe(exc)}", "upstream_error", "proxy_error")
+            await send_error(
+                send,
+                502,
+                f"the proxy could not forward the request: {_describe(exc)}",
+                "upstream_error",
+                "proxy_error",
+            )
             return
         try:
             await self._relay(scope, response, send, started)

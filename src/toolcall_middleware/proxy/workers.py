@@ -49,8 +49,10 @@ def run_worker(config: ServeConfig, listener: Listener, ready: Event) -> None:
     try:
         sock = listening_socket(listener)
     except OSError as exc:
-        log.error("worker_bind_failed", extra={"fields": {
-            "event": "worker_bind_failed", "error": str(exc)}})
+        log.error(
+            "worker_bind_failed",
+            extra={"fields": {"event": "worker_bind_failed", "error": str(exc)}},
+        )
         sys.exit(1)
     sys.exit(serve_process(config, [sock], on_started=ready.set))
 
@@ -129,10 +131,22 @@ def _replace_dead(workers: list[Worker], config: ServeConfig, listener: Listener
         if process.is_alive():
             continue
         if not worker.ready.is_set():
-            log.error("worker_failed", extra={"fields": {
-                "event": "worker_failed", "pid": process.pid, "exitcode": process.exitcode}})
+            log.error(
+                "worker_failed",
+                extra={
+                    "fields": {
+                        "event": "worker_failed",
+                        "pid": process.pid,
+                        "exitcode": process.exitcode,
+                    }
+                },
+            )
             return 1
-        log.warning("worker_died", extra={"fields": {
-            "event": "worker_died", "pid": process.pid, "exitcode": process.exitcode}})
+        log.warning(
+            "worker_died",
+            extra={
+                "fields": {"event": "worker_died", "pid": process.pid, "exitcode": process.exitcode}
+            },
+        )
         workers[i] = Worker(config, listener)
     return 0

@@ -107,8 +107,12 @@ class AnthropicMiddleware:
             max_upstream_bytes=options.max_upstream_bytes,
         )
         target = upstream_scope(
-            scope, options.upstream_path, len(upstream_body), stream=chat.stream,
-            drop=_DROP_HEADERS, own_fields=options.upstream_fields,
+            scope,
+            options.upstream_path,
+            len(upstream_body),
+            stream=chat.stream,
+            drop=_DROP_HEADERS,
+            own_fields=options.upstream_fields,
         )
         await responder.run(self.app, target, upstream_receive)
 

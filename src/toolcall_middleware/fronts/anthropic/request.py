@@ -65,9 +65,7 @@ def translate_request(
     model = doc.get("model")
     if not isinstance(model, str) or not model:
         raise invalid_request("model: field required (a non-empty string)")
-    body: dict[str, Any] = {
-        "model": map_model(model, options.model_map, options.default_model)
-    }
+    body: dict[str, Any] = {"model": map_model(model, options.model_map, options.default_model)}
 
     if not count_only:
         max_tokens = doc.get("max_tokens")

@@ -64,8 +64,9 @@ class StreamTranslator(Translator):
         self.message_id = message_id or new_message_id()
         self.input_tokens = input_tokens
         self.stop_sequences = stop_sequences
-        self.reader = ChatReader(ids.new_id, max_arguments_bytes=max_arguments_bytes,
-                                 max_answer_bytes=max_answer_bytes)
+        self.reader = ChatReader(
+            ids.new_id, max_arguments_bytes=max_arguments_bytes, max_answer_bytes=max_answer_bytes
+        )
         self.done = False
         self._next_index = 0
         self._open: str | None = None  # "thinking", "text", "tool_use" or None
@@ -195,8 +196,11 @@ class StreamTranslator(Translator):
             self._fast_kind = ARGUMENTS
         else:
             self._fast_template = self.template(
-                "content_block_delta", lambda _, text: self._block_delta(_delta(kind, text))[1],
-                numbered=False, alike=kind)
+                "content_block_delta",
+                lambda _, text: self._block_delta(_delta(kind, text))[1],
+                numbered=False,
+                alike=kind,
+            )
             if self._fast_template is not None:
                 self._fast_kind = _FAST_KINDS[kind]
         return (

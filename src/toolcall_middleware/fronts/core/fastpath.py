@@ -131,7 +131,8 @@ class FastChunkReading:
             if not event.endswith(self._tail):
                 return None
             value, both, second = event[self._reasoning_at : -self._tail_size].partition(
-                _THEN_REASONING_CONTENT)
+                _THEN_REASONING_CONTENT
+            )
             if both and value != second:
                 return None
             kind = REASONING
@@ -144,8 +145,11 @@ class FastChunkReading:
             kind = CONTENT
         else:  # the rarer text shapes (reasoning_content first)
             template = self._template
-            if template is None or not event.endswith(template.tail) \
-                    or not event.startswith(template.head):
+            if (
+                template is None
+                or not event.endswith(template.tail)
+                or not event.startswith(template.head)
+            ):
                 return None
             found = template.text(event)
             if found is None:
@@ -198,16 +202,26 @@ class FastChunkReading:
             fragment = function["arguments"]
         except (KeyError, TypeError, ValueError):
             return None
-        if len(payload) != 1 or type(entries) is not list or len(entry) != 2 \
-                or len(function) != 1 or type(call_index) is not int or type(fragment) is not str:
+        if (
+            len(payload) != 1
+            or type(entries) is not list
+            or len(entry) != 2
+            or len(function) != 1
+            or type(call_index) is not int
+            or type(fragment) is not str
+        ):
             return None
         return self._arguments(call_index, fragment)
 
     def _text(self, kind: int, text: str) -> tuple[int, str] | None:
         """What ``feed`` does with one text of this kind, or ``None``: it would do more."""
         size = self._answer_size + len(text)
-        if not text or self.done or not self._calls_closed or (
-                self.max_answer_bytes is not None and size > self.max_answer_bytes):
+        if (
+            not text
+            or self.done
+            or not self._calls_closed
+            or (self.max_answer_bytes is not None and size > self.max_answer_bytes)
+        ):
             return None
         self._answer_size = size
         return kind, text
@@ -218,8 +232,13 @@ class FastChunkReading:
         call = self._open
         size = len(fragment)
         answer = self._answer_size + size
-        if call is None or self.done or not size or call.size + size > self.max_arguments_bytes \
-                or (self.max_answer_bytes is not None and answer > self.max_answer_bytes):
+        if (
+            call is None
+            or self.done
+            or not size
+            or call.size + size > self.max_arguments_bytes
+            or (self.max_answer_bytes is not None and answer > self.max_answer_bytes)
+        ):
             return None
         piece = self._native.open_arguments(index, fragment)
         if piece is None:
@@ -270,8 +289,12 @@ def fast_events(
             # ``_text``, inline.
             text = handed[2]
             size = reader._answer_size + len(text)
-            if not text or reader.done or not reader._calls_closed or (
-                    reader.max_answer_bytes is not None and size > reader.max_answer_bytes):
+            if (
+                not text
+                or reader.done
+                or not reader._calls_closed
+                or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
+            ):
                 return None
             reader._answer_size = size
             kind = CONTENT if handed[1][0] == "content" else REASONING
@@ -301,8 +324,12 @@ def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
     """The delta of a chunk whose template the fast path may read: one choice 0, no finish,
     no usage, no error, and a delta with members."""
     choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1 or "error" in chunk \
-            or chunk.get("usage") is not None:
+    if (
+        type(choices) is not list
+        or len(choices) != 1
+        or "error" in chunk
+        or chunk.get("usage") is not None
+    ):
         return None
     choice = choices[0]
     if type(choice) is not dict or choice.get("finish_reason") is not None:
@@ -331,7 +358,12 @@ class EventTemplate:
 
     @classmethod
     def build(
-        cls, encode: Encoder, kind: str, make: Maker, *, numbered: bool = True,
+        cls,
+        encode: Encoder,
+        kind: str,
+        make: Maker,
+        *,
+        numbered: bool = True,
         check: bool = True,
     ) -> EventTemplate | None:
         """The template of ``kind`` events whose data ``make(number, text)`` builds (the same
@@ -352,7 +384,8 @@ class EventTemplate:
             template = cls(before, b"", tail)
         # Nothing else in the event may depend on the number or the text (a length, say).
         if check and template._render(numbered, _CHECK_NUMBER, _CHECK_TEXT) != encode(
-                [(kind, make(_CHECK_NUMBER, _CHECK_TEXT))]):
+            [(kind, make(_CHECK_NUMBER, _CHECK_TEXT))]
+        ):
             return None
         return template
 
@@ -381,10 +414,16 @@ class ItemSlots:
 
     __slots__ = ("after", "before", "between", "head", "tail")
 
-    def __init__(self, head: bytes, before: bytes, between: bytes, after: bytes,
-                 tail: bytes) -> None:
+    def __init__(
+        self, head: bytes, before: bytes, between: bytes, after: bytes, tail: bytes
+    ) -> None:
         self.head, self.before, self.between, self.after, self.tail = (
-            head, before, between, after, tail)
+            head,
+            before,
+            between,
+            after,
+            tail,
+        )
 
     @classmethod
     def split(cls, sample: EventTemplate) -> ItemSlots | None:
@@ -403,6 +442,10 @@ class ItemSlots:
         every encoder writes as it is), or ``None``."""
         if not (item_id.isascii() and item_id.replace("_", "").isalnum()):
             return None
-        return EventTemplate(self.head, _join((self.before, b'"', item_id.encode(), b'"',
-                                               self.between, b"%d" % index, self.after)),
-                             self.tail)
+        return EventTemplate(
+            self.head,
+            _join(
+                (self.before, b'"', item_id.encode(), b'"', self.between, b"%d" % index, self.after)
+            ),
+            self.tail,
+        )

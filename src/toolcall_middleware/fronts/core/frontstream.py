@@ -92,8 +92,9 @@ class Translator:
             return EventTemplate.build(self.encoder, kind, make, numbered=numbered)
         key = (kind, alike, numbered)
         proved = key in self._proved_templates
-        template = EventTemplate.build(self.encoder, kind, make, numbered=numbered,
-                                       check=not proved)
+        template = EventTemplate.build(
+            self.encoder, kind, make, numbered=numbered, check=not proved
+        )
         if template is not None and not proved:
             self._proved_templates = self._proved_templates | {key}
         return template
@@ -102,7 +103,12 @@ class Translator:
     _item_slots: Mapping[tuple[str, Hashable], ItemSlots | None] = MappingProxyType({})
 
     def item_template(
-        self, kind: str, make: Callable[[str, int], Maker], item_id: str, index: int, *,
+        self,
+        kind: str,
+        make: Callable[[str, int], Maker],
+        item_id: str,
+        index: int,
+        *,
         alike: Hashable,
     ) -> EventTemplate | None:
         """``template(kind, make(item_id, index), alike=alike)`` for the delta events of one
@@ -120,8 +126,11 @@ class Translator:
         sample = self.template(kind, make(ITEM_ID, ITEM_INDEX), alike=alike)
         found = None if sample is None or usual is None else ItemSlots.split(sample)
         made = None if found is None else found.of(item_id, index)
-        if made is None or usual is None or (made.head, made.middle, made.tail) != (
-                usual.head, usual.middle, usual.tail):
+        if (
+            made is None
+            or usual is None
+            or (made.head, made.middle, made.tail) != (usual.head, usual.middle, usual.tail)
+        ):
             found = None
         self._item_slots = {**self._item_slots, key: found}
         return usual

@@ -176,15 +176,20 @@ class ChatReader(FastChunkReading):
             # The usual chunks, quickly: one choice without a finish, whose delta is text, or
             # one more piece of the open call's arguments.
             choice = choices[0]
-            if type(choice) is dict and choice.get("finish_reason") is None \
-                    and not choice.get("index"):
+            if (
+                type(choice) is dict
+                and choice.get("finish_reason") is None
+                and not choice.get("index")
+            ):
                 delta = choice.get("delta")
                 if type(delta) is dict:
                     entries = delta.get("tool_calls")
                     if entries is None:
                         self._texts(delta, out)
-                        if self.max_answer_bytes is not None \
-                                and self._answer_size > self.max_answer_bytes:
+                        if (
+                            self.max_answer_bytes is not None
+                            and self._answer_size > self.max_answer_bytes
+                        ):
                             out += self._fail(_answer_failure(self.max_answer_bytes))
                         return out
                     if len(delta) == 1 and type(entries) is list and len(entries) == 1:
@@ -241,9 +246,7 @@ class ChatReader(FastChunkReading):
         out: list[Event] = []
         self._close_calls(out, final=True)
         self.done = True
-        out.append(
-            Finish(self._finish_reason, self._usage, self._matched_stop, self._tool_calls)
-        )
+        out.append(Finish(self._finish_reason, self._usage, self._matched_stop, self._tool_calls))
         return out
 
     def fail(self, failure: UpstreamFailure) -> list[Event]:
@@ -333,8 +336,7 @@ class ChatReader(FastChunkReading):
                 if call.size > self.max_arguments_bytes:
                     raise LimitExceeded("tool-call arguments", self.max_arguments_bytes)
                 self._answer_size += len(fragment)
-                if self.max_answer_bytes is not None \
-                        and self._answer_size > self.max_answer_bytes:
+                if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
                     raise LimitExceeded("the upstream answer", self.max_answer_bytes)
                 call.parts.append(fragment)
                 out.append(CallArgs(call.index, fragment))

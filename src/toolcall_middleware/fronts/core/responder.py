@@ -140,8 +140,12 @@ class FrontResponder:
             data = None if fast is None else fast(body, message.get(HANDED))
             front = None  # (the fast path never ends the stream)
             if data is None:
-                if body[:7] != b"data: {" or body.find(b"\n") != len(body) - 2 \
-                        or body[-1:] != b"\n" or b"\r" in body:
+                if (
+                    body[:7] != b"data: {"
+                    or body.find(b"\n") != len(body) - 2
+                    or body[-1:] != b"\n"
+                    or b"\r" in body
+                ):
                     await self._read(message)
                     return
                 chunk = decode_chunk(body[6:-2])
@@ -158,7 +162,8 @@ class FrontResponder:
                     await self.ping.wait()
                 try:
                     await self.client_send(
-                        {"type": "http.response.body", "body": data, "more_body": True})
+                        {"type": "http.response.body", "body": data, "more_body": True}
+                    )
                 except Exception:
                     self.client_gone = True
                     raise
@@ -262,8 +267,9 @@ class FrontResponder:
             return
         if self.state == "waiting":
             self.state = "error"
-            self.failure = UpstreamFailure("server", "the upstream app sent no response",
-                                           gateway=True)
+            self.failure = UpstreamFailure(
+                "server", "the upstream app sent no response", gateway=True
+            )
         if self.state == "sse":
             await self._sse(self.decoder.close())
             if self.state != "done":

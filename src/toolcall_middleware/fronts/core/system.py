@@ -49,7 +49,8 @@ def _text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "\n".join(
-            part["text"] for part in content
+            part["text"]
+            for part in content
             if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""

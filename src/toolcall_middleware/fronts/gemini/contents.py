@@ -32,10 +32,21 @@ COUNT_MISMATCH = (
 )
 #: Part types with no Chat Completions form; they are dropped (what a model turn's media
 #: becomes too: an assistant message is text and calls).
-_DROPPED_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse",
-                  "videoMetadata")
-_CONTENT_PARTS = ("text", "functionCall", "functionResponse", "inlineData", "fileData",
-                  *_DROPPED_PARTS)
+_DROPPED_PARTS = (
+    "executableCode",
+    "codeExecutionResult",
+    "toolCall",
+    "toolResponse",
+    "videoMetadata",
+)
+_CONTENT_PARTS = (
+    "text",
+    "functionCall",
+    "functionResponse",
+    "inlineData",
+    "fileData",
+    *_DROPPED_PARTS,
+)
 ERROR_PREFIX = "Error: "
 
 
@@ -193,7 +204,8 @@ class ContentsTranslator:
         if client_id:
             wanted = upstream_call_id(client_id, name)
             found = [
-                (position, call) for position, call in enumerate(self._pending)
+                (position, call)
+                for position, call in enumerate(self._pending)
                 if call.client_id == client_id or call.upstream_id == wanted
             ]
             if not found:
@@ -210,8 +222,7 @@ class ContentsTranslator:
             raise invalid_argument(f"{path}: the call {call.upstream_id!r} is answered twice")
         if call.name != name:
             raise invalid_argument(
-                f"{path}.name: {name!r} does not match the function call it answers "
-                f"({call.name!r})"
+                f"{path}.name: {name!r} does not match the function call it answers ({call.name!r})"
             )
         call.answered = True
         return position, call.upstream_id
@@ -248,8 +259,11 @@ def call_message(call: _Call, fields: Mapping[str, Any], path: str) -> dict[str,
         raise invalid_argument(f"{path}.functionCall.args: must be an object")
     # json.dumps spacing is what chat templates render and what models write themselves.
     arguments = json.dumps(args, ensure_ascii=False)
-    return {"id": call.upstream_id, "type": "function",
-            "function": {"name": call.name, "arguments": arguments}}
+    return {
+        "id": call.upstream_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    }
 
 
 def tool_text(payload: Mapping[str, Any]) -> str:
@@ -307,8 +321,17 @@ def _kind(part: Any, path: str) -> str | None:
     return None
 
 
-_METADATA = frozenset({"thought", "thoughtSignature", "thought_signature", "partMetadata",
-                       "part_metadata", "mediaResolution", "media_resolution"})
+_METADATA = frozenset(
+    {
+        "thought",
+        "thoughtSignature",
+        "thought_signature",
+        "partMetadata",
+        "part_metadata",
+        "mediaResolution",
+        "media_resolution",
+    }
+)
 
 
 def _call(fields: Any, path: str, turn: int, k: int) -> _Call:
@@ -330,5 +353,4 @@ def _string(doc: Mapping[str, Any], name: str, path: str) -> str:
     return value
 
 
-__all__ = ["COUNT_MISMATCH", "ContentsTranslator", "GeminiError", "tool_text",
-           "upstream_call_id"]
+__all__ = ["COUNT_MISMATCH", "ContentsTranslator", "GeminiError", "tool_text", "upstream_call_id"]

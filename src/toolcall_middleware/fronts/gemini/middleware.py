@@ -49,10 +49,18 @@ VERSIONS = ("v1beta", "v1", "v1alpha")
 ACTIONS = ("generateContent", "streamGenerateContent", "countTokens")
 API_KEY = b"x-goog-api-key"
 # Request headers that describe the Gemini request, not the upstream one.
-_DROP_HEADERS = REQUEST_HEADERS | {API_KEY, b"x-goog-api-client", b"x-goog-user-project",
-                                   b"x-server-timeout", b"x-goog-request-params"}
-_ARRAY_HEADERS = [(b"content-type", b"application/json; charset=utf-8"),
-                  (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]
+_DROP_HEADERS = REQUEST_HEADERS | {
+    API_KEY,
+    b"x-goog-api-client",
+    b"x-goog-user-project",
+    b"x-server-timeout",
+    b"x-goog-request-params",
+}
+_ARRAY_HEADERS = [
+    (b"content-type", b"application/json; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
 
 
 def route(path: str) -> tuple[str, str] | None:
@@ -100,7 +108,12 @@ class GeminiMiddleware:
         await self.app(scope, receive, send)
 
     async def _post(
-        self, scope: Scope, receive: Receive, send: Send, model: str, action: str,
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        model: str,
+        action: str,
         query: Mapping[str, list[str]],
     ) -> None:
         options = self.options
@@ -127,17 +140,26 @@ class GeminiMiddleware:
         if stream:
             framing = "sse" if query.get("alt", [""])[-1] == "sse" else "array"
         front = GeminiStream(
-            request, framing, signatures=options.thought_signatures,
-            context_scale=options.context_scale, max_arguments_bytes=options.max_arguments_bytes,
+            request,
+            framing,
+            signatures=options.thought_signatures,
+            context_scale=options.context_scale,
+            max_arguments_bytes=options.max_arguments_bytes,
             max_answer_bytes=options.max_upstream_bytes,
         )
         responder = FrontResponder(
-            ErrorApart(send, front), front, max_upstream_bytes=options.max_upstream_bytes,
+            ErrorApart(send, front),
+            front,
+            max_upstream_bytes=options.max_upstream_bytes,
             stream_headers=SSE_HEADERS if framing == "sse" else _ARRAY_HEADERS,
         )
         target = upstream_scope(
-            self._with_key(scope, query), options.upstream_path, len(upstream_body),
-            stream=stream, drop=_DROP_HEADERS, api_key_headers=(API_KEY,),
+            self._with_key(scope, query),
+            options.upstream_path,
+            len(upstream_body),
+            stream=stream,
+            drop=_DROP_HEADERS,
+            api_key_headers=(API_KEY,),
             own_fields=request.own_fields,
         )
         # The translated body, then the client's own receive (its disconnect, when it comes).

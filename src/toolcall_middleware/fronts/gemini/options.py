@@ -80,7 +80,9 @@ class GeminiOptions(FrontOptions):
 
 def thinking_off_problem(value: Any) -> str | None:
     return by_model_problem(
-        value, core_options.RESERVED_UPSTREAM_FIELDS, "fields the Gemini front builds",
+        value,
+        core_options.RESERVED_UPSTREAM_FIELDS,
+        "fields the Gemini front builds",
         '{"Qwen/Qwen3-*": {"chat_template_kwargs": {"enable_thinking": false}}}',
     )
 

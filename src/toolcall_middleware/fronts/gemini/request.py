@@ -27,8 +27,7 @@ from .fields import get
 from .schema import to_json_schema
 
 #: ``thinkingLevel`` -> ``reasoning_effort``.
-LEVELS = {"MINIMAL": "minimal", "LOW": "low", "MEDIUM": "medium", "HIGH": "high",
-          "XHIGH": "high"}
+LEVELS = {"MINIMAL": "minimal", "LOW": "low", "MEDIUM": "medium", "HIGH": "high", "XHIGH": "high"}
 #: Function calling modes that leave the choice to the model.
 _AUTO_MODES = ("AUTO", "VALIDATED", "MODE_UNSPECIFIED")
 _UNSPECIFIED_LEVEL = "THINKING_LEVEL_UNSPECIFIED"
@@ -227,14 +226,25 @@ def _tool_choice(config: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
 # --- generation config ----------------------------------------------------------------------
 
 # Gemini name -> (Chat name, check).
-_NUMBERS = {"temperature": "temperature", "topP": "top_p", "presencePenalty": "presence_penalty",
-            "frequencyPenalty": "frequency_penalty"}
-_INTEGERS = {"topK": "top_k", "seed": "seed", "maxOutputTokens": "max_tokens",
-             "logprobs": "top_logprobs"}
+_NUMBERS = {
+    "temperature": "temperature",
+    "topP": "top_p",
+    "presencePenalty": "presence_penalty",
+    "frequencyPenalty": "frequency_penalty",
+}
+_INTEGERS = {
+    "topK": "top_k",
+    "seed": "seed",
+    "maxOutputTokens": "max_tokens",
+    "logprobs": "top_logprobs",
+}
 
 
 def _generation(
-    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str,
+    config: Any,
+    body: dict[str, Any],
+    options: RequestOptions,
+    upstream_model: str,
     own: set[str],
 ) -> bool:
     """Apply ``generationConfig`` to ``body``; return whether thoughts are wanted. ``own``
@@ -292,14 +302,19 @@ def _response_format(config: Mapping[str, Any], body: dict[str, Any], path: str)
     if schema is None:
         body["response_format"] = {"type": "json_object"}
     elif isinstance(schema, Mapping):
-        body["response_format"] = {"type": "json_schema", "json_schema": {
-            "name": "response", "schema": clean_schema(to_json_schema(schema))}}
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "response", "schema": clean_schema(to_json_schema(schema))},
+        }
     else:
         raise invalid_argument(f"{path}.responseJsonSchema: must be an object")
 
 
 def _thinking(
-    config: Any, body: dict[str, Any], options: RequestOptions, upstream_model: str,
+    config: Any,
+    body: dict[str, Any],
+    options: RequestOptions,
+    upstream_model: str,
     own: set[str],
 ) -> bool:
     if config is None:

@@ -50,7 +50,8 @@ def usage_metadata(
         details = usage.get("completion_tokens_details")
         thoughts = (
             count(details.get("reasoning_tokens"))
-            if isinstance(details, Mapping) and "reasoning_tokens" in details else None
+            if isinstance(details, Mapping) and "reasoning_tokens" in details
+            else None
         )
         prompt_details = usage.get("prompt_tokens_details")
         cached = (

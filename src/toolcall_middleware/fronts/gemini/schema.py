@@ -57,8 +57,9 @@ def to_json_schema(schema: Any) -> Any:
         elif key in _COUNTS and isinstance(value, str) and value.strip().isdigit():
             out[key] = int(value)
         elif key == "ref" and isinstance(value, str):
-            out["$ref"] = value.replace(_DEFS_REF, "#/$defs/", 1) if value.startswith(_DEFS_REF) \
-                else value
+            out["$ref"] = (
+                value.replace(_DEFS_REF, "#/$defs/", 1) if value.startswith(_DEFS_REF) else value
+            )
         else:
             out[_RENAMED.get(key, key)] = value
     if nullable:

@@ -39,8 +39,11 @@ Framing = Literal["sse", "array"]
 #: Strings of this many characters or more are encoded by the standard library (``dump``).
 LARGE = 64 * 1024
 
-_LINE_BREAKS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"),
-                (b"\xc2\x85", b"\\u0085"))
+_LINE_BREAKS = (
+    (b"\xe2\x80\xa8", b"\\u2028"),
+    (b"\xe2\x80\xa9", b"\\u2029"),
+    (b"\xc2\x85", b"\\u0085"),
+)
 
 
 def one_line(data: bytes) -> bytes:
@@ -77,8 +80,13 @@ class GeminiStream:
         self._first = True  # array framing: no separator before the first element
         # Every streamed chunk is this head, its parts, this tail (framing included).
         head = b'{"candidates":[{"content":{"role":"model","parts":['
-        tail = (b']},"index":0}],"modelVersion":' + one_line(orjson.dumps(self.model))
-                + b',"responseId":"' + self.response_id.encode() + b'"}')
+        tail = (
+            b']},"index":0}],"modelVersion":'
+            + one_line(orjson.dumps(self.model))
+            + b',"responseId":"'
+            + self.response_id.encode()
+            + b'"}'
+        )
         self._head = b"data: " + head if framing == "sse" else head
         self._tail = tail + b"\n\n" if framing == "sse" else tail
         # Reasoning before the first call, for its signature (None: not wanted, or too big).
@@ -95,8 +103,11 @@ class GeminiStream:
         self._failure: core.UpstreamFailure | None = None
         #: The core's fast path (``core.fast_events``): the usual event read undecoded, or
         #: from what the chat path handed; its parts are made as ``_events`` makes them.
-        self.fast_event = core.fast_events(
-            self.reader, self._fast_delta, self._fast_general, self) if self.stream else None
+        self.fast_event = (
+            core.fast_events(self.reader, self._fast_delta, self._fast_general, self)
+            if self.stream
+            else None
+        )
 
     @property
     def done(self) -> bool:
@@ -138,8 +149,13 @@ class GeminiStream:
             parts.append({"text": "".join(self._texts)})
         parts += self._calls
         final = self._final or {}
-        doc = response(parts or [{"text": ""}], self.model, self.response_id,
-                       final.get("finishReason"), final.get("usageMetadata"))
+        doc = response(
+            parts or [{"text": ""}],
+            self.model,
+            self.response_id,
+            final.get("finishReason"),
+            final.get("usageMetadata"),
+        )
         body = dump(doc, self._held)
         return Reply(200, body, ((b"content-type", b"application/json"),))
 

@@ -47,8 +47,14 @@ class ResponsesError(Exception):
         self.code = code
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"message": self.message, "type": self.type, "param": self.param,
-                          "code": self.code}}
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
 
 
 def invalid(message: str, param: str | None = None, code: str | None = None) -> ResponsesError:

@@ -8,8 +8,14 @@ from typing import Any
 from ..core.numbers import is_int, is_number
 from .errors import invalid
 
-_EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
-           "xhigh": "high", "max": "high"}
+_EFFORT = {
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+    "max": "high",
+}
 
 
 def translate_fields(doc: Mapping[str, Any]) -> dict[str, Any]:

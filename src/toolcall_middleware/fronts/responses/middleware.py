@@ -72,7 +72,9 @@ class ResponsesMiddleware:
         self.options = options or ResponsesOptions.build(**keywords)
         self._path = self.options.responses_path.rstrip("/")
         self._request_options = RequestOptions(
-            self.options.model_map, self.options.default_model, self.options.upstream_fields,
+            self.options.model_map,
+            self.options.default_model,
+            self.options.upstream_fields,
             self.options.mid_system,
         )
 
@@ -83,14 +85,16 @@ class ResponsesMiddleware:
                 if scope.get("method") == "POST":
                     await self._handle(scope, receive, send)
                 else:
-                    error = ResponsesError("use POST to create a response", status=405,
-                                           code="method_not_allowed")
+                    error = ResponsesError(
+                        "use POST to create a response", status=405, code="method_not_allowed"
+                    )
                     await send_reply(send, json_reply(405, error.body(), [(b"allow", b"POST")]))
                 return
             if path.startswith(self._path + "/"):
                 error = ResponsesError(
-                    "responses are not stored by this server; there is nothing at "
-                    f"{scope['path']}", status=404, type="invalid_request_error",
+                    f"responses are not stored by this server; there is nothing at {scope['path']}",
+                    status=404,
+                    type="invalid_request_error",
                     code="not_found",
                 )
                 await send_reply(send, json_reply(404, error.body()))
@@ -118,8 +122,12 @@ class ResponsesMiddleware:
             max_upstream_bytes=options.max_upstream_bytes,
         )
         target = upstream_scope(
-            scope, options.upstream_path, len(upstream_body), stream=request.stream,
-            drop=_DROP_HEADERS, own_fields=options.upstream_fields,
+            scope,
+            options.upstream_path,
+            len(upstream_body),
+            stream=request.stream,
+            drop=_DROP_HEADERS,
+            own_fields=options.upstream_fields,
         )
         await responder.run(self.app, target, replay_receive(upstream_body, None, receive))
 
@@ -137,7 +145,8 @@ class ResponsesMiddleware:
                 f"request content-encoding {encoding.decode(errors='replace')!r} is not "
                 "supported (send identity or zstd; in Codex, "
                 "features.enable_request_compression = false turns compression off)",
-                status=415, code="unsupported_content_encoding",
+                status=415,
+                code="unsupported_content_encoding",
             )
         try:
             doc = decode_request(body)
@@ -162,8 +171,11 @@ def _unzstd(body: bytes, limit: int) -> bytes:
     except zstd.ZstdError as exc:
         raise invalid(f"request body is not valid zstd: {exc}") from None
     if len(out) > limit:
-        raise ResponsesError(f"request body is larger than {limit} bytes once decompressed",
-                             status=413, code="request_too_large")
+        raise ResponsesError(
+            f"request body is larger than {limit} bytes once decompressed",
+            status=413,
+            code="request_too_large",
+        )
     if not decompressor.eof:
         raise invalid("request body is a truncated zstd frame")
     return out
@@ -178,7 +190,8 @@ class ResponsesStream(EventStream):
 
     def __init__(self, request: ResponsesRequest, options: ResponsesOptions) -> None:
         translator = ResponseTranslator(
-            request, reasoning_as=options.reasoning_as,
+            request,
+            reasoning_as=options.reasoning_as,
             max_arguments_bytes=options.max_arguments_bytes,
             max_answer_bytes=options.max_upstream_bytes,
         )
@@ -206,8 +219,6 @@ class ResponsesStream(EventStream):
         error = from_failure(failure)
         extra = [(b"retry-after", failure.retry_after)] if failure.retry_after else []
         return json_reply(error.status, error.body(), extra)
-
-
 
 
 __all__ = ["ResponsesMiddleware", "ResponsesStream"]

@@ -30,12 +30,25 @@ logger = logging.getLogger("toolcall_middleware.responses")
 #: Prefix of the ``encrypted_content`` we put on reasoning items (base64url of the text).
 ENCRYPTED_PREFIX = "tcm1."
 IMAGE_NOTE = "[image attached in the next message]"
-_DROPPED_ITEMS = frozenset({
-    "web_search_call", "local_shell_call", "image_generation_call", "compaction",
-    "file_search_call", "computer_call", "computer_call_output", "code_interpreter_call",
-    "mcp_call", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
-    "local_shell_call_output", "tool_search_call", "tool_search_output",
-})
+_DROPPED_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "local_shell_call",
+        "image_generation_call",
+        "compaction",
+        "file_search_call",
+        "computer_call",
+        "computer_call_output",
+        "code_interpreter_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "local_shell_call_output",
+        "tool_search_call",
+        "tool_search_output",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +137,9 @@ def translate_request(doc: Any, options: RequestOptions = RequestOptions()) -> R
         "max_output_tokens": doc.get("max_output_tokens"),
         "store": doc.get("store", True),
         "reasoning": {"effort": (doc.get("reasoning") or {}).get("effort"), "summary": None},
-        "text": doc.get("text") if isinstance(doc.get("text"), Mapping) else
-        {"format": {"type": "text"}},
+        "text": doc.get("text")
+        if isinstance(doc.get("text"), Mapping)
+        else {"format": {"type": "text"}},
     }
     encrypted = "reasoning.encrypted_content" in (include or ())
     return ResponsesRequest(
@@ -180,8 +194,10 @@ class _Input:
             elif kind in ("function_call_output", "custom_tool_call_output"):
                 self._output(item, path)
             elif kind == "item_reference":
-                raise invalid("item references need a stored response; this server stores "
-                              "none", f"{path}.type")
+                raise invalid(
+                    "item references need a stored response; this server stores none",
+                    f"{path}.type",
+                )
             elif isinstance(kind, str):
                 logger.debug("dropping input item of type %s", kind)
             else:
@@ -205,8 +221,9 @@ class _Input:
             self._check_answered(path)
             self.out.append({"role": "user", "content": _user_content(content, path)})
         elif role == "assistant":
-            text = _texts(content, f"{path}.content", ("output_text", "refusal", "text",
-                                                       "input_text"))
+            text = _texts(
+                content, f"{path}.content", ("output_text", "refusal", "text", "input_text")
+            )
             # Text after the turn's calls (before their outputs) joins the same message: a
             # second assistant message there would leave the calls unanswered.
             pending = self._assistant(path)
@@ -219,11 +236,19 @@ class _Input:
         self.out.append({"role": role, "content": text})
 
     def _reasoning(self, item: Mapping[str, Any], path: str) -> None:
-        parts = [p.get("text") for p in item.get("content") or () if isinstance(p, Mapping)
-                 and p.get("type") == "reasoning_text" and isinstance(p.get("text"), str)]
+        parts = [
+            p.get("text")
+            for p in item.get("content") or ()
+            if isinstance(p, Mapping)
+            and p.get("type") == "reasoning_text"
+            and isinstance(p.get("text"), str)
+        ]
         if not parts:
-            parts = [p.get("text") for p in item.get("summary") or ()
-                     if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+            parts = [
+                p.get("text")
+                for p in item.get("summary") or ()
+                if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+            ]
         text = "\n".join(t for t in parts if t) or decode_reasoning(item.get("encrypted_content"))
         if not text:
             return
@@ -260,11 +285,17 @@ class _Input:
         if call_id not in self.awaiting:
             raise invalid(
                 f"no function call with call_id {call_id} precedes this output (each output "
-                "must follow its call)", f"{path}.call_id",
+                "must follow its call)",
+                f"{path}.call_id",
             )
         del self.awaiting[call_id]
-        self.out.append({"role": "tool", "tool_call_id": call_id,
-                         "content": self._output_text(item.get("output"), f"{path}.output")})
+        self.out.append(
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": self._output_text(item.get("output"), f"{path}.output"),
+            }
+        )
 
     def _output_text(self, output: Any, path: str) -> str:
         if isinstance(output, str):
@@ -365,7 +396,8 @@ def _user_content(content: Any, path: str) -> str | list[dict[str, Any]]:
         else:
             raise invalid(
                 f"unsupported content type {kind!r} (an OpenAI-compatible upstream takes text "
-                "and images)", f"{ppath}.type",
+                "and images)",
+                f"{ppath}.type",
             )
     if len(parts) == 1 and parts[0]["type"] == "text":
         return str(parts[0]["text"])
@@ -375,8 +407,9 @@ def _user_content(content: Any, path: str) -> str | list[dict[str, Any]]:
 def _image(part: Mapping[str, Any], path: str) -> dict[str, Any]:
     url = part.get("image_url")
     if not isinstance(url, str) or not url:
-        raise invalid("field required (a URL or data: URL; file_id is not supported)",
-                      f"{path}.image_url")
+        raise invalid(
+            "field required (a URL or data: URL; file_id is not supported)", f"{path}.image_url"
+        )
     image: dict[str, Any] = {"url": url}
     if isinstance(part.get("detail"), str):
         image["detail"] = part["detail"]

@@ -41,8 +41,9 @@ def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Chat usage as Responses usage (Codex rejects a partial one: then none at all)."""
     if usage is None:
         return None
-    prompt, completion, total = (usage.get(k) for k in
-                                 ("prompt_tokens", "completion_tokens", "total_tokens"))
+    prompt, completion, total = (
+        usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+    )
     if not (is_int(prompt) and is_int(completion)):
         return None
     assert isinstance(prompt, int) and isinstance(completion, int)
@@ -50,12 +51,14 @@ def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
         total = prompt + completion
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": _detail(usage, "prompt_tokens_details",
-                                                          "cached_tokens"),
-                                 "cache_write_tokens": 0},
+        "input_tokens_details": {
+            "cached_tokens": _detail(usage, "prompt_tokens_details", "cached_tokens"),
+            "cache_write_tokens": 0,
+        },
         "output_tokens": completion,
-        "output_tokens_details": {"reasoning_tokens": _detail(usage, "completion_tokens_details",
-                                                              "reasoning_tokens")},
+        "output_tokens_details": {
+            "reasoning_tokens": _detail(usage, "completion_tokens_details", "reasoning_tokens")
+        },
         "total_tokens": total,
     }
 
@@ -93,15 +96,19 @@ class ResponseTranslator(Translator):
         self.request = request
         self.reasoning_as = reasoning_as
         self._reasoning_delta = (
-            "response.reasoning_summary_text.delta" if reasoning_as == "summary"
+            "response.reasoning_summary_text.delta"
+            if reasoning_as == "summary"
             else "response.reasoning_text.delta"
         )
         self.id = response_id or "resp_" + secrets.token_hex(12)
         self._hex = self.id.removeprefix("resp_")
         self._call_count = 0
         # The final output holds the whole answer: cap it (``max_answer_bytes``).
-        self.reader = ChatReader(self._call_id, max_arguments_bytes=max_arguments_bytes,
-                                 max_answer_bytes=max_answer_bytes)
+        self.reader = ChatReader(
+            self._call_id,
+            max_arguments_bytes=max_arguments_bytes,
+            max_answer_bytes=max_answer_bytes,
+        )
         self.created_at = int(time.time())
         self.seq = 0
         self.output: list[dict[str, Any]] = []
@@ -125,8 +132,10 @@ class ResponseTranslator(Translator):
 
     def start(self) -> list[Event]:
         snapshot = self._response("in_progress", [])
-        return [self._event("response.created", response=snapshot),
-                self._event("response.in_progress", response=snapshot)]
+        return [
+            self._event("response.created", response=snapshot),
+            self._event("response.in_progress", response=snapshot),
+        ]
 
     def fail(self, failure: UpstreamFailure) -> list[Event]:
         """End with ``response.failed`` (an open call is left unfinished: never run it)."""
@@ -153,8 +162,7 @@ class ResponseTranslator(Translator):
                 self._text("reasoning", event.text, out)  # type: ignore[union-attr]
             elif kind is core.TextDelta:
                 channel = event.channel  # type: ignore[union-attr]
-                self._text("refusal" if channel == "refusal" else "output_text",
-                           event.text, out)  # type: ignore[union-attr]
+                self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
             elif kind is core.CallArgs:
                 call = self.call
                 if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
@@ -163,8 +171,9 @@ class ResponseTranslator(Translator):
                     seq = self.seq
                     self.seq = seq + 1
                     fragment = event.fragment  # type: ignore[union-attr]
-                    out.append(self._arguments_delta(call["id"], len(self.output) - 1, seq,
-                                                     fragment))
+                    out.append(
+                        self._arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
+                    )
             elif isinstance(event, core.CallStart):
                 self._call_start(event, out)
             elif isinstance(event, core.CallEnd):
@@ -180,26 +189,37 @@ class ResponseTranslator(Translator):
         from its template (the general path makes every other event)."""
         if kind != self._fast_kind or len(text) >= LARGE_STRING:
             # A custom call's input is sent whole at its end: nothing for its pieces.
-            return b"" if kind == ARGUMENTS and self.call is not None and self.call_custom \
-                and len(text) < LARGE_STRING else None
+            return (
+                b""
+                if kind == ARGUMENTS
+                and self.call is not None
+                and self.call_custom
+                and len(text) < LARGE_STRING
+                else None
+            )
         parts = self._fast_parts
         if parts is not None:
             parts.append(text)
         seq = self.seq
         self.seq = seq + 1
         # ``EventTemplate.render``, inline: once per event.
-        return _join((self._fast_head, b"%d" % seq, self._fast_middle, _dumps(text),
-                      self._fast_tail))
+        return _join(
+            (self._fast_head, b"%d" % seq, self._fast_middle, _dumps(text), self._fast_tail)
+        )
 
-    def _fast(self, kind: int, template: EventTemplate | None,
-              parts: list[str] | None = None) -> None:
+    def _fast(
+        self, kind: int, template: EventTemplate | None, parts: list[str] | None = None
+    ) -> None:
         """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
         if template is None:
             self._fast_kind = -1
         else:
             self._fast_kind = kind
             self._fast_head, self._fast_middle, self._fast_tail = (
-                template.head, template.middle, template.tail)
+                template.head,
+                template.middle,
+                template.tail,
+            )
             self._fast_parts = parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
@@ -219,8 +239,12 @@ class ResponseTranslator(Translator):
         is made from this very function)."""
         kind = item.kind
         delta_type = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-        data: dict[str, Any] = {"type": delta_type, "sequence_number": seq,
-                                "item_id": item.id, "output_index": item.index}
+        data: dict[str, Any] = {
+            "type": delta_type,
+            "sequence_number": seq,
+            "item_id": item.id,
+            "output_index": item.index,
+        }
         if delta_type == "response.reasoning_summary_text.delta":
             data["summary_index"] = 0
         else:
@@ -241,36 +265,75 @@ class ResponseTranslator(Translator):
         # closes and opens items often, and keyword merging costs twice as much.
         shell: dict[str, Any]
         if kind == "reasoning":
-            shell = {"type": "reasoning", "id": item_id, "summary": [], "content": [],
-                     "encrypted_content": None, "status": "in_progress"}
+            shell = {
+                "type": "reasoning",
+                "id": item_id,
+                "summary": [],
+                "content": [],
+                "encrypted_content": None,
+                "status": "in_progress",
+            }
             part_kind = "response.content_part.added"
             part: dict[str, Any] = {
-                "type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                "output_index": index, "content_index": 0,
-                "part": {"type": "reasoning_text", "text": ""}}
+                "type": part_kind,
+                "sequence_number": seq + 1,
+                "item_id": item_id,
+                "output_index": index,
+                "content_index": 0,
+                "part": {"type": "reasoning_text", "text": ""},
+            }
             if self.reasoning_as == "summary":
                 part_kind = "response.reasoning_summary_part.added"
-                part = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                        "output_index": index, "summary_index": 0,
-                        "part": {"type": "summary_text", "text": ""}}
+                part = {
+                    "type": part_kind,
+                    "sequence_number": seq + 1,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "summary_index": 0,
+                    "part": {"type": "summary_text", "text": ""},
+                }
         else:
-            shell = {"type": "message", "id": item_id, "role": "assistant",
-                     "status": "in_progress", "content": []}
+            shell = {
+                "type": "message",
+                "id": item_id,
+                "role": "assistant",
+                "status": "in_progress",
+                "content": [],
+            }
             part_kind = "response.content_part.added"
-            part = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                    "output_index": index, "content_index": 0, "part": _part(kind, "")}
-        out.append(("response.output_item.added", {
-            "type": "response.output_item.added", "sequence_number": seq,
-            "output_index": index, "item": shell}))
+            part = {
+                "type": part_kind,
+                "sequence_number": seq + 1,
+                "item_id": item_id,
+                "output_index": index,
+                "content_index": 0,
+                "part": _part(kind, ""),
+            }
+        out.append(
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "sequence_number": seq,
+                    "output_index": index,
+                    "item": shell,
+                },
+            )
+        )
         out.append((part_kind, part))
         self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
             delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-            template = self.item_template(delta_kind, lambda item_id, index: lambda seq, text:
-                                          self._text_delta(_Item(kind, item_id, index), seq,
-                                                           text)[1],
-                                          item_id, index, alike="text")
+            template = self.item_template(
+                delta_kind,
+                lambda item_id, index: (
+                    lambda seq, text: self._text_delta(_Item(kind, item_id, index), seq, text)[1]
+                ),
+                item_id,
+                index,
+                alike="text",
+            )
             self._fast(fast_kind, template, item.parts)
         return item
 
@@ -287,27 +350,59 @@ class ResponseTranslator(Translator):
         self.seq = seq + 3
         whole: dict[str, Any]
         if item.kind == "reasoning":
-            whole = {"type": "reasoning", "id": item_id, "summary": [], "content": [],
-                     "encrypted_content": None, "status": "completed"}
+            whole = {
+                "type": "reasoning",
+                "id": item_id,
+                "summary": [],
+                "content": [],
+                "encrypted_content": None,
+                "status": "completed",
+            }
             if self.reasoning_as == "summary":
                 part = {"type": "summary_text", "text": text}
-                text_kind, part_kind = ("response.reasoning_summary_text.done",
-                                        "response.reasoning_summary_part.done")
+                text_kind, part_kind = (
+                    "response.reasoning_summary_text.done",
+                    "response.reasoning_summary_part.done",
+                )
                 text_done: dict[str, Any] = {
-                    "type": text_kind, "sequence_number": seq, "item_id": item_id,
-                    "output_index": index, "summary_index": 0, "text": text}
+                    "type": text_kind,
+                    "sequence_number": seq,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "summary_index": 0,
+                    "text": text,
+                }
                 part_done: dict[str, Any] = {
-                    "type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                    "output_index": index, "summary_index": 0, "part": part}
+                    "type": part_kind,
+                    "sequence_number": seq + 1,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "summary_index": 0,
+                    "part": part,
+                }
                 whole["summary"] = [part]
             else:
                 part = {"type": "reasoning_text", "text": text}
-                text_kind, part_kind = ("response.reasoning_text.done",
-                                        "response.content_part.done")
-                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
-                             "output_index": index, "content_index": 0, "text": text}
-                part_done = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                             "output_index": index, "content_index": 0, "part": part}
+                text_kind, part_kind = (
+                    "response.reasoning_text.done",
+                    "response.content_part.done",
+                )
+                text_done = {
+                    "type": text_kind,
+                    "sequence_number": seq,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "text": text,
+                }
+                part_done = {
+                    "type": part_kind,
+                    "sequence_number": seq + 1,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "part": part,
+                }
                 whole["content"] = [part]
             if self.request.encrypted_reasoning:
                 whole["encrypted_content"] = encode_reasoning(text)
@@ -315,22 +410,55 @@ class ResponseTranslator(Translator):
             part = _part(item.kind, text)
             if item.kind == "refusal":
                 text_kind = "response.refusal.done"
-                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
-                             "output_index": index, "content_index": 0, "refusal": text}
+                text_done = {
+                    "type": text_kind,
+                    "sequence_number": seq,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "refusal": text,
+                }
             else:
                 text_kind = "response.output_text.done"
-                text_done = {"type": text_kind, "sequence_number": seq, "item_id": item_id,
-                             "output_index": index, "content_index": 0, "text": text,
-                             "logprobs": []}
+                text_done = {
+                    "type": text_kind,
+                    "sequence_number": seq,
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "text": text,
+                    "logprobs": [],
+                }
             part_kind = "response.content_part.done"
-            part_done = {"type": part_kind, "sequence_number": seq + 1, "item_id": item_id,
-                         "output_index": index, "content_index": 0, "part": part}
-            whole = {"type": "message", "id": item_id, "role": "assistant",
-                     "status": "completed", "content": [part]}
+            part_done = {
+                "type": part_kind,
+                "sequence_number": seq + 1,
+                "item_id": item_id,
+                "output_index": index,
+                "content_index": 0,
+                "part": part,
+            }
+            whole = {
+                "type": "message",
+                "id": item_id,
+                "role": "assistant",
+                "status": "completed",
+                "content": [part],
+            }
         self.output[index] = whole
-        return [(text_kind, text_done), (part_kind, part_done), ("response.output_item.done", {
-            "type": "response.output_item.done", "sequence_number": seq + 2,
-            "output_index": index, "item": whole})]
+        return [
+            (text_kind, text_done),
+            (part_kind, part_done),
+            (
+                "response.output_item.done",
+                {
+                    "type": "response.output_item.done",
+                    "sequence_number": seq + 2,
+                    "output_index": index,
+                    "item": whole,
+                },
+            ),
+        ]
 
     # --- calls ------------------------------------------------------------------------------
 
@@ -341,29 +469,56 @@ class ResponseTranslator(Translator):
         index = len(self.output)
         item: dict[str, Any]
         if self.call_custom:
-            item = {"type": "custom_tool_call", "id": f"ctc_{self._hex}_{index}",
-                    "call_id": event.id, "name": name, "input": ""}
+            item = {
+                "type": "custom_tool_call",
+                "id": f"ctc_{self._hex}_{index}",
+                "call_id": event.id,
+                "name": name,
+                "input": "",
+            }
         else:
-            item = {"type": "function_call", "id": f"fc_{self._hex}_{index}",
-                    "call_id": event.id, "name": name, "arguments": "",
-                    "status": "in_progress"}
+            item = {
+                "type": "function_call",
+                "id": f"fc_{self._hex}_{index}",
+                "call_id": event.id,
+                "name": name,
+                "arguments": "",
+                "status": "in_progress",
+            }
         if namespace is not None:
             item["namespace"] = namespace
         self.call = item
         self.output.append(item)
         # None for a custom call: it takes its input whole at its end (the fast path sends
         # nothing for its pieces).
-        self._fast(ARGUMENTS, None if self.call_custom else self.item_template(
-            "response.function_call_arguments.delta",
-            lambda item_id, index: lambda seq, fragment:
-            self._arguments_delta(item_id, index, seq, fragment)[1],
-            item["id"], index, alike="call"))
+        self._fast(
+            ARGUMENTS,
+            None
+            if self.call_custom
+            else self.item_template(
+                "response.function_call_arguments.delta",
+                lambda item_id, index: (
+                    lambda seq, fragment: self._arguments_delta(item_id, index, seq, fragment)[1]
+                ),
+                item["id"],
+                index,
+                alike="call",
+            ),
+        )
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
             seq = self.seq
             self.seq = seq + 1
-            out.append(("response.output_item.added", {
-                "type": "response.output_item.added", "sequence_number": seq,
-                "output_index": index, "item": dict(item)}))
+            out.append(
+                (
+                    "response.output_item.added",
+                    {
+                        "type": "response.output_item.added",
+                        "sequence_number": seq,
+                        "output_index": index,
+                        "item": dict(item),
+                    },
+                )
+            )
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -377,31 +532,55 @@ class ResponseTranslator(Translator):
             ids = {"item_id": item["id"], "output_index": index}
             value = event.arguments.get("input")
             text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
-            out.append(self._event("response.output_item.added", output_index=index,
-                                   item=dict(item)))
+            out.append(
+                self._event("response.output_item.added", output_index=index, item=dict(item))
+            )
             out.append(self._event("response.custom_tool_call_input.delta", **ids, delta=text))
             out.append(self._event("response.custom_tool_call_input.done", **ids, input=text))
             item["input"] = text
         else:
             seq = self.seq
             self.seq = seq + 1
-            out.append(("response.function_call_arguments.done", {
-                "type": "response.function_call_arguments.done", "sequence_number": seq,
-                "item_id": item["id"], "output_index": index, "arguments": event.raw}))
+            out.append(
+                (
+                    "response.function_call_arguments.done",
+                    {
+                        "type": "response.function_call_arguments.done",
+                        "sequence_number": seq,
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "arguments": event.raw,
+                    },
+                )
+            )
             item["arguments"] = event.raw
             item["status"] = "completed"
         seq = self.seq
         self.seq = seq + 1
-        out.append(("response.output_item.done", {
-            "type": "response.output_item.done", "sequence_number": seq, "output_index": index,
-            "item": item}))
+        out.append(
+            (
+                "response.output_item.done",
+                {
+                    "type": "response.output_item.done",
+                    "sequence_number": seq,
+                    "output_index": index,
+                    "item": item,
+                },
+            )
+        )
 
     @staticmethod
     def _arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
-        return ("response.function_call_arguments.delta", {
-            "type": "response.function_call_arguments.delta", "sequence_number": seq,
-            "item_id": item_id, "output_index": index, "delta": fragment,
-        })
+        return (
+            "response.function_call_arguments.delta",
+            {
+                "type": "response.function_call_arguments.delta",
+                "sequence_number": seq,
+                "item_id": item_id,
+                "output_index": index,
+                "delta": fragment,
+            },
+        )
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.
@@ -425,8 +604,9 @@ class ResponseTranslator(Translator):
             self.response["completed_at"] = int(time.time())
             out.append(self._event("response.completed", response=self.response))
         else:
-            self.response = self._response("incomplete", self.output, usage=usage,
-                                           incomplete={"reason": reason})
+            self.response = self._response(
+                "incomplete", self.output, usage=usage, incomplete={"reason": reason}
+            )
             out.append(self._event("response.incomplete", response=self.response))
         return out
 

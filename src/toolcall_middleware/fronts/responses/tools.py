@@ -19,11 +19,25 @@ from .errors import invalid
 
 logger = logging.getLogger("toolcall_middleware.responses")
 
-HOSTED = frozenset({
-    "web_search", "web_search_preview", "web_search_preview_2025_03_11", "web_search_2025_08_26",
-    "file_search", "computer", "computer_use", "computer_use_preview", "code_interpreter",
-    "image_generation", "mcp", "local_shell", "shell", "apply_patch", "tool_search",
-})
+HOSTED = frozenset(
+    {
+        "web_search",
+        "web_search_preview",
+        "web_search_preview_2025_03_11",
+        "web_search_2025_08_26",
+        "file_search",
+        "computer",
+        "computer_use",
+        "computer_use_preview",
+        "code_interpreter",
+        "image_generation",
+        "mcp",
+        "local_shell",
+        "shell",
+        "apply_patch",
+        "tool_search",
+    }
+)
 EMPTY_PARAMETERS = {"type": "object", "properties": {}}
 CUSTOM_PARAMETERS = {
     "type": "object",
