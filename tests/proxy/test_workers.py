@@ -293,6 +293,25 @@ def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None
     assert "drain_timeout" not in served.log.read_text()
 
 
+def test_a_connection_accepted_before_the_drain_still_gets_its_answer(tmp_path: Path) -> None:
+    # The client connected (and was accepted) but had not sent its request when SIGTERM came:
+    # the drain must not close that connection unanswered.
+    with serve_command(log_dir=tmp_path) as served:
+        port = int(served.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            time.sleep(0.2)  # accepted by the server's loop
+            served.process.terminate()
+            time.sleep(0.3)
+            conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        assert served.process.wait(30) == 0
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    assert head.startswith(b"http/1.1 503"), answer  # draining, and said so
+    assert b"connection: close" in head
+
+
 def sse_events(body: bytes) -> list[bytes]:
     """The events of a stream that must end on an event boundary."""
     assert body.endswith(b"\n\n")

@@ -23,6 +23,7 @@ class Drain:
     def __init__(self) -> None:
         self.draining = False
         self.expired = False
+        self.began = 0.0
         self.deadline = 0.0
         #: HTTP requests in flight in this worker (``ProxyFront`` counts them).
         self.active = 0
@@ -31,7 +32,8 @@ class Drain:
     def begin(self, timeout: float) -> None:
         if not self.draining:
             self.draining = True
-            self.deadline = time.monotonic() + timeout
+            self.began = time.monotonic()
+            self.deadline = self.began + timeout
 
     def expire(self) -> None:
         """End every request still open (each at its next event boundary)."""

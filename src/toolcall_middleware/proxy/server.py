@@ -32,6 +32,10 @@ log = logging.getLogger("toolcall_middleware.serve")
 #: Seconds uvicorn waits, after the drain, for responses still being written (a slow client)
 #: before it cancels them.
 SHUTDOWN_GRACE = 5
+#: Seconds a drain lasts at least, even with no request in flight: a connection accepted just
+#: before the listener closed may not have sent its request yet, and uvicorn's shutdown would
+#: close it unanswered. Its request is served (with ``Connection: close``) instead.
+ACCEPTED_GRACE = 1.0
 
 
 class ProxyServer(uvicorn.Server):
@@ -78,7 +82,8 @@ class ProxyServer(uvicorn.Server):
             )
         if drain.draining:
             now = time.monotonic()
-            if drain.active == 0 or now > drain.deadline + SHUTDOWN_GRACE:
+            idle = drain.active == 0 and now >= drain.began + ACCEPTED_GRACE
+            if idle or now > drain.deadline + SHUTDOWN_GRACE:
                 self.should_exit = True
             elif now >= drain.deadline and not drain.expired:
                 log.warning(
