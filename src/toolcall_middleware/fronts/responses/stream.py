@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -22,11 +21,12 @@ from .. import core
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
 from ..core.frontstream import Translator
-from ..core.numbers import count, is_int
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from . import items
 from .errors import stream_error
-from .request import ResponsesRequest, encode_reasoning
+from .request import ResponsesRequest
+from .usage import usage_of
 
 Event = tuple[str, dict[str, Any]]
 
@@ -35,38 +35,6 @@ _DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "respons
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _join, _dumps = b"".join, orjson.dumps
-
-
-def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Chat usage as Responses usage (Codex rejects a partial one: then none at all)."""
-    if usage is None:
-        return None
-    prompt, completion, total = (
-        usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
-    )
-    if not (is_int(prompt) and is_int(completion)):
-        return None
-    assert isinstance(prompt, int) and isinstance(completion, int)
-    if not is_int(total):
-        total = prompt + completion
-    return {
-        "input_tokens": prompt,
-        "input_tokens_details": {
-            "cached_tokens": _detail(usage, "prompt_tokens_details", "cached_tokens"),
-            "cache_write_tokens": 0,
-        },
-        "output_tokens": completion,
-        "output_tokens_details": {
-            "reasoning_tokens": _detail(usage, "completion_tokens_details", "reasoning_tokens")
-        },
-        "total_tokens": total,
-    }
-
-
-def _detail(usage: Mapping[str, Any], group: str, key: str) -> int:
-    details = usage.get(group)
-    value = details.get(key) if isinstance(details, Mapping) else None
-    return count(value)
 
 
 class _Item:
@@ -258,69 +226,10 @@ class ResponseTranslator(Translator):
         index = len(self.output)
         prefix = "rs" if kind == "reasoning" else "msg"
         item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
-        item_id = item.id
         seq = self.seq
         self.seq = seq + 2
-        # Event data are written out whole here, not through ``_event``: a turn of a stream
-        # closes and opens items often, and keyword merging costs twice as much.
-        shell: dict[str, Any]
-        if kind == "reasoning":
-            shell = {
-                "type": "reasoning",
-                "id": item_id,
-                "summary": [],
-                "content": [],
-                "encrypted_content": None,
-                "status": "in_progress",
-            }
-            part_kind = "response.content_part.added"
-            part: dict[str, Any] = {
-                "type": part_kind,
-                "sequence_number": seq + 1,
-                "item_id": item_id,
-                "output_index": index,
-                "content_index": 0,
-                "part": {"type": "reasoning_text", "text": ""},
-            }
-            if self.reasoning_as == "summary":
-                part_kind = "response.reasoning_summary_part.added"
-                part = {
-                    "type": part_kind,
-                    "sequence_number": seq + 1,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "summary_index": 0,
-                    "part": {"type": "summary_text", "text": ""},
-                }
-        else:
-            shell = {
-                "type": "message",
-                "id": item_id,
-                "role": "assistant",
-                "status": "in_progress",
-                "content": [],
-            }
-            part_kind = "response.content_part.added"
-            part = {
-                "type": part_kind,
-                "sequence_number": seq + 1,
-                "item_id": item_id,
-                "output_index": index,
-                "content_index": 0,
-                "part": _part(kind, ""),
-            }
-        out.append(
-            (
-                "response.output_item.added",
-                {
-                    "type": "response.output_item.added",
-                    "sequence_number": seq,
-                    "output_index": index,
-                    "item": shell,
-                },
-            )
-        )
-        out.append((part_kind, part))
+        shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
+        out += events
         self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
@@ -330,7 +239,7 @@ class ResponseTranslator(Translator):
                 lambda item_id, index: (
                     lambda seq, text: self._text_delta(_Item(kind, item_id, index), seq, text)[1]
                 ),
-                item_id,
+                item.id,
                 index,
                 alike="text",
             )
@@ -345,120 +254,19 @@ class ResponseTranslator(Translator):
         text = "".join(item.parts)
         if len(text) >= LARGE_STRING:
             self.large = True
-        item_id, index = item.id, item.index
         seq = self.seq
         self.seq = seq + 3
-        whole: dict[str, Any]
-        if item.kind == "reasoning":
-            whole = {
-                "type": "reasoning",
-                "id": item_id,
-                "summary": [],
-                "content": [],
-                "encrypted_content": None,
-                "status": "completed",
-            }
-            if self.reasoning_as == "summary":
-                part = {"type": "summary_text", "text": text}
-                text_kind, part_kind = (
-                    "response.reasoning_summary_text.done",
-                    "response.reasoning_summary_part.done",
-                )
-                text_done: dict[str, Any] = {
-                    "type": text_kind,
-                    "sequence_number": seq,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "summary_index": 0,
-                    "text": text,
-                }
-                part_done: dict[str, Any] = {
-                    "type": part_kind,
-                    "sequence_number": seq + 1,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "summary_index": 0,
-                    "part": part,
-                }
-                whole["summary"] = [part]
-            else:
-                part = {"type": "reasoning_text", "text": text}
-                text_kind, part_kind = (
-                    "response.reasoning_text.done",
-                    "response.content_part.done",
-                )
-                text_done = {
-                    "type": text_kind,
-                    "sequence_number": seq,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "content_index": 0,
-                    "text": text,
-                }
-                part_done = {
-                    "type": part_kind,
-                    "sequence_number": seq + 1,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "content_index": 0,
-                    "part": part,
-                }
-                whole["content"] = [part]
-            if self.request.encrypted_reasoning:
-                whole["encrypted_content"] = encode_reasoning(text)
-        else:
-            part = _part(item.kind, text)
-            if item.kind == "refusal":
-                text_kind = "response.refusal.done"
-                text_done = {
-                    "type": text_kind,
-                    "sequence_number": seq,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "content_index": 0,
-                    "refusal": text,
-                }
-            else:
-                text_kind = "response.output_text.done"
-                text_done = {
-                    "type": text_kind,
-                    "sequence_number": seq,
-                    "item_id": item_id,
-                    "output_index": index,
-                    "content_index": 0,
-                    "text": text,
-                    "logprobs": [],
-                }
-            part_kind = "response.content_part.done"
-            part_done = {
-                "type": part_kind,
-                "sequence_number": seq + 1,
-                "item_id": item_id,
-                "output_index": index,
-                "content_index": 0,
-                "part": part,
-            }
-            whole = {
-                "type": "message",
-                "id": item_id,
-                "role": "assistant",
-                "status": "completed",
-                "content": [part],
-            }
-        self.output[index] = whole
-        return [
-            (text_kind, text_done),
-            (part_kind, part_done),
-            (
-                "response.output_item.done",
-                {
-                    "type": "response.output_item.done",
-                    "sequence_number": seq + 2,
-                    "output_index": index,
-                    "item": whole,
-                },
-            ),
-        ]
+        whole, events = items.closed(
+            item.kind,
+            item.id,
+            item.index,
+            seq,
+            text,
+            self.reasoning_as,
+            self.request.encrypted_reasoning,
+        )
+        self.output[item.index] = whole
+        return events
 
     # --- calls ------------------------------------------------------------------------------
 
@@ -643,9 +451,3 @@ class ResponseTranslator(Translator):
         data = {"type": kind, "sequence_number": self.seq, **fields}
         self.seq += 1
         return kind, data
-
-
-def _part(kind: str, text: str) -> dict[str, Any]:
-    if kind == "refusal":
-        return {"type": "refusal", "refusal": text}
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
