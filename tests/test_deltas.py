@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from native_support import counter_ids
 from toolcall_middleware.calls import ToolCallAssembler
-from toolcall_middleware.deltas import DeltaBuilder, finish_reason, spread_choices
+from toolcall_middleware.deltas import (
+    PIECE_HEAD,
+    PIECE_MIDDLE,
+    PIECE_TAIL,
+    DeltaBuilder,
+    finish_reason,
+    piece_delta,
+    spread_choices,
+)
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Reasoning, Text
 
 CONTENT = ("content",)
@@ -123,3 +134,19 @@ def test_a_finish_never_rides_on_a_calls_entry() -> None:
 )
 def test_the_finish_reason_rule(upstream: Any, calls: int, saw_calls: bool, expected: Any) -> None:
     assert finish_reason(upstream, calls, saw_calls) == expected
+
+
+@given(index=st.integers(0, 10**6), fragment=st.text())
+def test_a_piece_of_arguments_is_written_as_orjson_writes_its_delta(
+    index: int, fragment: str
+) -> None:
+    # What the SSE fast path writes for a piece without building its delta.
+    try:
+        text = orjson.dumps(fragment)
+    except TypeError:  # a lone surrogate: the fast path builds the delta then
+        return
+    written = PIECE_HEAD + b"%d" % index + PIECE_MIDDLE + text + PIECE_TAIL
+    assert written == orjson.dumps(piece_delta((index, fragment)))
+    assert piece_delta((index, fragment)) == {
+        "tool_calls": [{"index": index, "function": {"arguments": fragment}}]
+    }

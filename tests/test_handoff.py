@@ -55,7 +55,12 @@ def assert_handed_is_decoded(handed: Any, body: bytes) -> None:
     (choice,) = chunk["choices"]
     assert choice.get("index", 0) == index and choice.get("finish_reason") is None
     assert "usage" not in chunk
-    expected = payload if fields is None else dict.fromkeys(fields, payload)
+    if fields is None:
+        expected = payload
+    elif type(fields) is int:  # one piece of the arguments of the call at that index
+        expected = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
+    else:
+        expected = dict.fromkeys(fields, payload)
     assert choice["delta"] == expected
 
 
@@ -81,9 +86,10 @@ def test_a_usual_stream_is_handed_over() -> None:
     handed = [m for m in messages if KEY in m]
     for message in handed:
         assert_handed_is_decoded(message[KEY], message["body"])
-    kinds = {"text" if m[KEY][1] is not None else "delta" for m in handed}
+    kinds = {"text" if type(m[KEY][1]) is tuple else "piece" for m in handed}
     # The text after the first event (the template) and the call's argument pieces.
-    assert kinds == {"text", "delta"} and len(handed) >= 8, [m.get("body") for m in messages]
+    assert kinds == {"text", "piece"} and len(handed) >= 8, [m.get("body") for m in messages]
+    assert all(type(m[KEY][1]) is int for m in handed if b'"arguments":"' in m["body"])
 
 
 @pytest.mark.parametrize("space", [b"\n", b"\r", b" ", b"\t"])

@@ -41,6 +41,11 @@ TEXT = "text"
 _ALNUM = string.ascii_letters + string.digits
 
 
+def argument_entry(index: int, fragment: str) -> Entry:
+    """The entry of one more piece of the arguments of the call at output ``index``."""
+    return {"index": index, "function": {"arguments": fragment}}
+
+
 def openai_call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
@@ -177,24 +182,31 @@ class ToolCallAssembler:
             call.id = call_id
 
     def arguments(self, fragment: str, key: Hashable = TEXT) -> list[Entry]:
+        index = self.piece(fragment, key)
+        return [] if index < 0 else [argument_entry(index, fragment)]
+
+    def piece(self, fragment: str, key: Hashable = TEXT) -> int:
+        """``arguments`` without building the entry (the hot path writes it from a template):
+        the output index of the call this piece of arguments streams in now, or -1 when
+        nothing goes out for it (no call open, an empty piece, a call held whole)."""
         call = self._open.get(key)
         if call is None:
-            return []
+            return -1
         call.explicit = True
         if not fragment:
-            return []
+            return -1
         call.size += len(fragment)
         parts = call.parts
         if parts is not None:
             if self.buffered or call.unnamed:
                 self._budget.take(len(fragment))
                 parts.append(fragment)
-                return []
+                return -1
             if call.size > self._budget.limit:
                 call.parts = None  # too long to keep a copy: it just goes unchecked
             else:
                 parts.append(fragment)
-        return [{"index": call.index, "function": {"arguments": fragment}}]
+        return call.index
 
     def argument_size(self, key: Hashable) -> int:
         """Characters of argument text the open call has had so far."""

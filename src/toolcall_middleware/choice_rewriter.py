@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import IdFactory, ToolCallAssembler, call_ids_for
-from .deltas import Choice, Delta, DeltaBuilder, finish_reason, spread_choices
+from .deltas import Choice, Delta, DeltaBuilder, Piece, finish_reason, piece_delta, spread_choices
 from .events import CallArgs, CallEnd, CallStart, Event, Reasoning, Text
 from .limits import CHECK_EVERY, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report, report_fallbacks
@@ -94,13 +94,13 @@ class ChoiceRewriter:
         self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = CONTENT
 
-    def text(self, fields: tuple[str, ...], text: str) -> Delta | list[Delta] | None:
+    def text(self, fields: tuple[str, ...], text: str) -> Delta | Piece | list[Delta] | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
         and no finish. Most deltas are plain text (echoed) or one piece of arguments.
 
-        The one delta that replaces it (a dict: no list is made for the usual case), the
-        deltas that replace it (a list; none: nothing to send), or ``None`` when it is
-        unchanged.
+        The one delta that replaces it (a dict, or a ``Piece`` of arguments: no list is made
+        for the usual cases), the deltas that replace it (a list; none: nothing to send), or
+        ``None`` when it is unchanged.
         """
         events = self.parser.feed(text)
         if self._think is not None:
@@ -125,12 +125,16 @@ class ChoiceRewriter:
                 self._count_fed(text)
                 return dict.fromkeys(fields, event.text)
             # One call event: its entry replaces the text (none when buffered).
-            if type(event) is CallArgs:
-                entries = self.calls.arguments(event.fragment)
+            out: Delta | Piece | list[Delta]
+            if type(event) is CallArgs:  # a piece of arguments: the delta, unbuilt (``Piece``)
+                index = self.calls.piece(event.fragment)
+                out = [] if index < 0 else (index, event.fragment)
             elif type(event) is CallEnd:
                 entries = self.calls.end()  # "{}" for a call that had no arguments
+                out = {"tool_calls": entries} if entries else []
             elif type(event) is CallStart and not self.native.active and not self.calls.is_open():
                 entries = self.calls.start(event.name, event.id)
+                out = {"tool_calls": entries} if entries else []
             elif type(event) is Reasoning:  # a piece of a think block, or gpt-oss analysis
                 self.idle = self.text_only = False
                 self.lag = -1
@@ -144,7 +148,7 @@ class ChoiceRewriter:
             self._unchecked += len(text)  # _count_fed, inline on the path most deltas take
             if self._unchecked >= CHECK_EVERY:
                 self.exceeded = self._check_held()
-            return {"tool_calls": entries} if entries else []
+            return out
         if not events and text:  # all of it was markup, or is held back: nothing to send
             self.idle = False
             self.text_only = self._count_text(text, events)
@@ -167,6 +171,9 @@ class ChoiceRewriter:
                 deltas = self.text(fields, text)
                 if deltas is None:
                     return None
+                if isinstance(deltas, tuple):
+                    choice["delta"] = piece_delta(deltas)
+                    return [choice]
                 if isinstance(deltas, dict):  # spread_choices' first case, inline: most deltas
                     choice["delta"] = deltas
                     return [choice]
@@ -175,15 +182,17 @@ class ChoiceRewriter:
                 native = delta.get("tool_calls")
                 if type(native) is list and len(native) == 1:
                     # The native hot path: more arguments for the call streaming now.
-                    continued = self.native.continuation(native[0])
-                    if continued is not None:
+                    entry = native[0]
+                    index = self.native.continuation(entry)
+                    if index is not None:
                         self.text_only = self.idle = False
                         self.has_calls = True
-                        if continued and continued[0]["index"] == native[0]["index"]:
+                        if index >= 0 and index == entry["index"]:
                             return None  # already what a client needs: the upstream's own bytes
-                        return spread_choices(
-                            choice, [{"tool_calls": continued}] if continued else [], None
-                        )
+                        if index < 0:
+                            return spread_choices(choice, [], None)
+                        piece = (index, entry["function"]["arguments"])
+                        return spread_choices(choice, [piece_delta(piece)], None)
         texts: list[Fed] = [
             (f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in text_channels(delta)
         ]

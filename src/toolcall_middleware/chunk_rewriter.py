@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .calls import IdFactory
 from .choice_rewriter import ChoiceRewriter, ChoiceSettings
-from .deltas import Choice, Delta, spread_choices
+from .deltas import Choice, Delta, Piece, spread_choices
 from .limits import MAX_BUFFERED, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .parsers import Tool, ToolCallParser
@@ -35,7 +35,8 @@ class Rewrite:
     - ``chunks``: what to send in the chunk's place (none: nothing); ``None``: the chunk as it
       came, byte for byte.
     - ``delta``: for a chunk read through its template (``ChunkRewriter.text``), the one delta
-      that replaces its delta, everything else as it came; ``chunks`` is then ``None``.
+      that replaces its delta, everything else as it came; ``chunks`` is then ``None``. A
+      piece of arguments comes as a ``Piece``, to be written without being built.
     - ``text_only``: the output differs from the input at most in where model text is cut
       (text held back, or given back): events held meanwhile may still go as they came.
     - ``lagging``: the output text lags the input: model text is held back (a possible marker's
@@ -54,7 +55,7 @@ class Rewrite:
     lagging: bool
     idle: bool
     exceeded: LimitExceeded | None = None
-    delta: Delta | None = None
+    delta: Delta | Piece | None = None
 
 
 #: An unchanged chunk of an idle stream.
@@ -145,10 +146,9 @@ class ChunkRewriter:
         self._last = template.meta
         deltas = rewriter.text(fields, text)
         rewrite = self._rewrite  # (``_refill``, inline: once per event read through a template)
-        if isinstance(deltas, dict):  # one delta: most events that change
+        if not isinstance(deltas, list):  # one piece of arguments, one delta, or unchanged
             rewrite.chunks, rewrite.delta = None, deltas
-        elif not deltas:  # unchanged (``None``), or nothing to send (``[]``: a template's
-            # chunk carries no usage for an empty output to keep)
+        elif not deltas:  # nothing to send (a template's chunk has no usage for it to keep)
             rewrite.chunks, rewrite.delta = deltas, None
         elif len(deltas) == 1:
             rewrite.chunks, rewrite.delta = None, deltas[0]
@@ -204,7 +204,7 @@ class ChunkRewriter:
         lagging: bool,
         idle: bool,
         exceeded: LimitExceeded | None = None,
-        delta: Delta | None = None,
+        delta: Delta | Piece | None = None,
     ) -> Rewrite:
         rewrite = self._rewrite
         rewrite.chunks, rewrite.delta = chunks, delta

@@ -28,6 +28,7 @@ import orjson
 from . import lenient_json
 from .chunk_rewriter import UNCHANGED_IDLE, Chunk, ChunkRewriter, Rewrite
 from .chunk_template import ChunkTemplate, one_text_choice
+from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, piece_delta
 from .handoff import Handed
 from .sse import DONE, encode_chunks
 
@@ -35,7 +36,7 @@ from .sse import DONE, encode_chunks
 TEMPLATE_TRIES = 16
 
 # Module names for the calls on the per-event path: a global is cheaper than a module's attribute.
-_loads, _dumps = orjson.loads, orjson.dumps
+_loads, _dumps, _join = orjson.loads, orjson.dumps, b"".join
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
@@ -61,6 +62,9 @@ class FastPath:
 
     __slots__ = (
         "_patterns",
+        "_piece_call",
+        "_piece_head",
+        "_piece_tail",
         "_rewriter",
         "_tries",
         "_trigger",
@@ -85,6 +89,9 @@ class FastPath:
         self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._tries = TEMPLATE_TRIES if templates else 0
         self.template: ChunkTemplate | None = None
+        # The template's bytes around a piece of arguments of the output call ``_piece_call``.
+        self._piece_call = -1
+        self._piece_head = self._piece_tail = b""
         #: Keep what the template read (``handoff.py``) in ``handed``, when ``rewrite`` gives
         #: back one event it read (whoever reads it clears it before the next); not when JSON
         #: whitespace stands around the text (``value`` not between quotes), which could hold
@@ -103,7 +110,9 @@ class FastPath:
         text_choice = one_text_choice(chunk)
         if text_choice is not None:
             self._tries -= 1
-            self.template = ChunkTemplate.learn(data, chunk, *text_choice) or template
+            self.template = template = ChunkTemplate.learn(data, chunk, *text_choice) or template
+            if template is not None:  # its bytes around a piece of a call's arguments
+                self._piece_call, self._piece_tail = -1, PIECE_TAIL + template.delta_tail
 
     def rewrite(self, raw: bytes, idle: bool) -> tuple[bytes, Rewrite] | None:
         """What the general path would make of the body ``raw``, which starts an event in a
@@ -144,9 +153,24 @@ class FastPath:
                                 return raw, rewrite
                             return (encode_chunks(chunks) if chunks else b""), rewrite
                         # The template's chunk with this delta: head + members + tail.
+                        if type(delta) is tuple:  # a piece of arguments, written unbuilt
+                            call, fragment = delta
+                            try:
+                                written = _dumps(fragment)
+                            except TypeError:  # what only the standard library writes
+                                members = lenient_json.dumps(piece_delta(delta))
+                                return template.delta_head + members + template.delta_tail, rewrite
+                            if self.hand:
+                                self.handed = (template.index, call, fragment)
+                            if call != self._piece_call:  # kept for the call streaming now
+                                self._piece_call = call
+                                self._piece_head = _join(
+                                    (template.delta_head, PIECE_HEAD, b"%d" % call, PIECE_MIDDLE)
+                                )
+                            return self._piece_head + written + self._piece_tail, rewrite
                         try:
                             members = _dumps(delta)
-                        except TypeError:  # what only the standard library writes
+                        except TypeError:
                             members = lenient_json.dumps(delta)
                         else:
                             if self.hand:

@@ -10,6 +10,9 @@ path may then add ``KEY`` to a streamed body message, with one of:
   nothing else, whose chunk has one choice, of this ``index``, without finish reason, and no
   usage, and whose delta is the text fields ``fields`` (as ``ChunkTemplate.text`` names them)
   each holding ``text``;
+- ``(index, call, fragment)``: the same, whose delta is one piece of the arguments of the
+  call at output index ``call`` (an int): ``{"tool_calls": [{"index": call, "function":
+  {"arguments": fragment}}]}``, as the chat path rewrites most events of a call;
 - ``(index, None, delta)``: the same, with this ``delta`` object.
 
 **The rule: what is handed is exactly what decoding the body gives, or nothing is handed.**
@@ -27,7 +30,7 @@ EXTENSION = "toolcall.deltas"
 #: The body message key a reading is handed under.
 KEY = "toolcall.delta"
 
-Handed = tuple[int, tuple[str, ...] | None, Any]
+Handed = tuple[int, tuple[str, ...] | int | None, Any]
 
 
 def offered(scope: Mapping[str, Any]) -> bool:

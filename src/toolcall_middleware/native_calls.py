@@ -90,9 +90,11 @@ class NativeToolCalls:
                 self._entry(entry, None, out)
         return out
 
-    def continuation(self, entry: Any) -> list[Entry] | None:
+    def continuation(self, entry: Any) -> int | None:
         """The usual delta, cheaply: ``{"index": i, "function": {"arguments": "..."}}`` for
-        the only open call, already started. ``None`` when it is anything else (use ``feed``).
+        the only open call, already started; what ``feed`` gives for it is one piece of
+        arguments (``argument_entry``) of the call at the output index returned, or nothing
+        (-1). ``None`` when it is anything else (use ``feed``).
         """
         if type(entry) is not dict or len(entry) != 2 or len(self._open) != 1:
             return None
@@ -105,9 +107,9 @@ class NativeToolCalls:
         if type(fragment) is not str or call is None or not call.started or call.ended:
             return None
         self._last_slot = index
-        return self._calls.arguments(fragment, call)
+        return self._calls.piece(fragment, call)
 
-    def open_arguments(self, index: int, fragment: str) -> list[Entry] | None:
+    def open_arguments(self, index: int, fragment: str) -> int | None:
         """``continuation`` of ``{"index": index, "function": {"arguments": fragment}}``, for
         a reader that has the index and the text apart already (the same tests, kept apart so
         that ``continuation``, on the chat path's hot path, makes no extra call)."""
@@ -115,7 +117,7 @@ class NativeToolCalls:
         if call is None or not call.started or call.ended or len(self._open) != 1:
             return None
         self._last_slot = index
-        return self._calls.arguments(fragment, call)
+        return self._calls.piece(fragment, call)
 
     def feed_message(self, entries: list[Any]) -> list[Entry]:
         """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever

@@ -191,10 +191,12 @@ class FastChunkReading:
         index, fields, payload = handed
         if index != 0:
             return None
+        if isinstance(fields, int):  # one piece of a call's arguments, as most call events are
+            return self._arguments(fields, payload)
         if fields is not None:
             return self._text(CONTENT if fields[0] == "content" else REASONING, payload)
-        # As the chat path rewrites an event, nearly always one call's piece. (A payload is
-        # decoded JSON: only a dict takes a string key, so the subscripts test the types.)
+        # (A payload is decoded JSON: only a dict takes a string key, so the subscripts test
+        # the types.)
         try:
             entries = payload["tool_calls"]
             (entry,) = entries
@@ -243,7 +245,7 @@ class FastChunkReading:
         piece = self._native.open_arguments(index, fragment)
         if piece is None:
             return None
-        if not piece:
+        if piece < 0:
             return _NOTHING_READ
         # What ``ChatReader._entries`` does with the one piece, its limits checked above.
         call.size += size
@@ -284,7 +286,7 @@ def fast_events(
     def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
         if front.done:
             return None
-        if handed is not None and handed[1] is not None and not handed[0]:
+        if handed is not None and type(handed[1]) is tuple and not handed[0]:
             # One text, as the chat path hands nearly every event: ``read_handed`` and
             # ``_text``, inline.
             text = handed[2]

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ...calls import IdFactory, ToolCallAssembler, arguments_object
+from ...calls import IdFactory, ToolCallAssembler, argument_entry, arguments_object
 from ...lenient_json import loads_well_formed
 from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
@@ -193,8 +193,14 @@ class ChatReader(FastChunkReading):
                             out += self._fail(_answer_failure(self.max_answer_bytes))
                         return out
                     if len(delta) == 1 and type(entries) is list and len(entries) == 1:
-                        piece = self._native.continuation(entries[0])
-                        if piece is not None:
+                        entry = entries[0]
+                        index = self._native.continuation(entry)
+                        if index is not None:
+                            piece = (
+                                []
+                                if index < 0
+                                else [argument_entry(index, entry["function"]["arguments"])]
+                            )
                             try:
                                 self._entries(piece, out)
                             except LimitExceeded as exc:
