@@ -50,7 +50,7 @@ def deltas(chunks: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 def test_plain_text_is_unchanged_and_leaves_the_stream_idle() -> None:
     rewrite = rewriter().chunk(chunk({"content": "Hello"}))
     assert rewrite.chunks is None
-    assert rewrite.text_only and rewrite.idle and not rewrite.lagging
+    assert rewrite.text_only and rewrite.idle and not rewrite.lag
     assert rewrite.exceeded is None
 
 
@@ -71,23 +71,23 @@ def test_markup_becomes_tool_calls_and_the_stream_is_busy_until_it_ends() -> Non
         },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"command":'}}]},
     ]
-    assert not call.text_only and not call.idle and call.lagging
+    assert not call.text_only and not call.idle and call.lag
     end = r.chunk(chunk({"content": f' "ls"}}{CE}{SE}'}))
     assert deltas(end.chunks) == [
         {"tool_calls": [{"index": 0, "function": {"arguments": ' "ls"}'}}]}
     ]
     done = r.chunk(chunk({"content": "Done."}))
-    assert done.chunks is None and done.idle and not done.lagging
+    assert done.chunks is None and done.idle and not done.lag
 
 
 def test_a_held_marker_start_lags_then_comes_back_as_text() -> None:
     r = rewriter()
     held = r.chunk(chunk({"content": "Let me check <"}))
     assert deltas(held.chunks) == [{"content": "Let me check "}]
-    assert held.text_only and held.lagging and not held.idle
+    assert held.text_only and held.lag and not held.idle
     back = r.chunk(chunk({"content": "b> now"}))
     assert deltas(back.chunks) == [{"content": "<b> now"}]
-    assert back.text_only and not back.lagging
+    assert back.text_only and not back.lag
 
 
 def test_the_finish_becomes_tool_calls_on_a_chunk_of_its_own_after_the_last_entry() -> None:
@@ -187,10 +187,10 @@ def test_a_template_read_chunk_gives_what_the_decoded_chunk_would() -> None:
         decoded.chunk(chunk({"content": "a"}))
         read.chunk(chunk({"content": "a"}))
         by_chunk = decoded.chunk(chunk({"content": text}))
-        chunks, state = by_chunk.chunks, (by_chunk.text_only, by_chunk.lagging, by_chunk.idle)
+        chunks, state = by_chunk.chunks, (by_chunk.text_only, by_chunk.lag, by_chunk.idle)
         by_template = read.text(template, ("content",), text)
         assert by_template is not None
-        assert (by_template.text_only, by_template.lagging, by_template.idle) == state
+        assert (by_template.text_only, by_template.lag, by_template.idle) == state
         if by_template.delta is not None:
             assert chunks is not None and deltas(chunks) == [by_template.delta]
         else:

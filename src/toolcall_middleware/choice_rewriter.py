@@ -24,6 +24,7 @@ from .limits import CHECK_EVERY, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report, report_fallbacks
 from .native_calls import NativeToolCalls
 from .parsers import Tool, ToolCallParser
+from .rewrite_result import Rewrite
 from .text_fields import CONTENT, DEFAULT_REASONING, REASONING_FIELDS, only_text, text_channels
 from .think import ThinkConfig, ThinkSplit
 
@@ -77,21 +78,21 @@ class ChoiceRewriter:
             None if think is None else DEFAULT_REASONING
         )
         self._fields_known = False
-        #: Characters of model text the parser holds back (a possible marker prefix), counted
-        #: while nothing but text comes out; -1 (unknown) once markup was parsed, until the
-        #: parser echoes its text again. Lag 0: the output text equals the input text.
-        self.lag = 0
-        #: The last rewrite changed nothing but where text was cut (no markup, no calls).
-        self.text_only = True
-        #: Plain text without a trigger character would pass unchanged and change nothing: the
-        #: parser gave back exactly the last text it was fed (see ``ToolCallParser.TRIGGERS``)
-        #: and nothing else is pending (see ``_nothing_pending``).
-        self.idle = self._think is None
+        #: Where the choice stands after its last rewrite (the ``Rewrite`` fields):
+        #: - ``lag``: characters of model text the parser holds back (a possible marker
+        #:   prefix), counted while nothing but text comes out; -1 (unknown) once markup was
+        #:   parsed, until the parser echoes its text again; 0: the output text is the input;
+        #: - ``text_only``: the last rewrite changed nothing but where text was cut;
+        #: - ``idle``: plain text without a trigger character would pass unchanged and change
+        #:   nothing: the parser gave back exactly the last text it was fed (see
+        #:   ``ToolCallParser.TRIGGERS``) and nothing else is pending (``_nothing_pending``);
+        #: - ``exceeded``: held-back data passed a cap in the last rewrite (its output is still
+        #:   good to send).
+        #: A stream of one choice hands this object out as its ``Rewrite`` (no copy per event).
+        self.state = Rewrite(None, text_only=True, lag=0, idle=self._think is None)
         #: Tool-call markup or native entries were seen (sticky): a finish_reason
         #: "tool_calls" with every call dropped becomes "stop".
         self.has_calls = False
-        #: Held-back data passed a cap in the last rewrite (its output is still good to send).
-        self.exceeded: LimitExceeded | None = None
         self._last_fields: tuple[str, ...] = CONTENT
 
     def text(self, fields: tuple[str, ...], text: str) -> Delta | Piece | list[Delta] | None:
@@ -103,6 +104,7 @@ class ChoiceRewriter:
         ``None`` when it is unchanged.
         """
         events = self.parser.feed(text)
+        state = self.state
         if self._think is not None:
             events = self._route(fields, text, events)
         self._last_fields = fields
@@ -110,17 +112,17 @@ class ChoiceRewriter:
             event = events[0]
             if type(event) is Text:
                 if event.text == text:
-                    if self.lag:
-                        self.text_only = self._echoed()
+                    if state.lag:
+                        state.text_only = self._echoed()
                     else:  # it held nothing before, so it holds nothing now
-                        self.text_only = True
-                        if not self.idle:
-                            self.idle = self._nothing_pending()
+                        state.text_only = True
+                        if not state.idle:
+                            state.idle = self._nothing_pending()
                     return None
                 # Text around markup, or held text given back: text in the same fields.
-                self.idle = False
-                self.text_only = self._count_text(text, events)
-                if not self.text_only:
+                state.idle = False
+                state.text_only = self._count_text(text, events)
+                if not state.text_only:
                     self.has_calls = True
                 self._count_fed(text)
                 return dict.fromkeys(fields, event.text)
@@ -136,23 +138,29 @@ class ChoiceRewriter:
                 entries = self.calls.start(event.name, event.id)
                 out = {"tool_calls": entries} if entries else []
             elif type(event) is Reasoning:  # a piece of a think block, or gpt-oss analysis
-                self.idle = self.text_only = False
-                self.lag = -1
+                state.idle = state.text_only = False
+                state.lag = -1
                 self._count_fed(text)
                 return dict.fromkeys(self._reasoning_fields or fields, event.text)
             else:
                 return self._deltas({}, [(fields, text, events)], None)[0]
-            self.idle = self.text_only = False
+            state.idle = state.text_only = False
             self.has_calls = True
-            self.lag = -1
+            state.lag = -1
             self._unchecked += len(text)  # _count_fed, inline on the path most deltas take
             if self._unchecked >= CHECK_EVERY:
-                self.exceeded = self._check_held()
+                state.exceeded = self._check_held()
             return out
         if not events and text:  # all of it was markup, or is held back: nothing to send
-            self.idle = False
-            self.text_only = self._count_text(text, events)
-            self._count_fed(text)
+            state.idle = False
+            lag = state.lag  # (``_count_text`` and ``_count_fed``, inline: a marker per event)
+            if lag < 0:
+                state.text_only = False
+            else:
+                state.lag, state.text_only = lag + len(text), True
+            self._unchecked += len(text)
+            if self._unchecked >= CHECK_EVERY:
+                state.exceeded = self._check_held()
             return []
         return self._deltas({}, [(fields, text, events)], None)[0]
 
@@ -185,7 +193,7 @@ class ChoiceRewriter:
                     entry = native[0]
                     index = self.native.continuation(entry)
                     if index is not None:
-                        self.text_only = self.idle = False
+                        self.state.text_only = self.state.idle = False
                         self.has_calls = True
                         if index >= 0 and index == entry["index"]:
                             return None  # already what a client needs: the upstream's own bytes
@@ -209,11 +217,11 @@ class ChoiceRewriter:
         release = getattr(self.parser, "release", None)
         events = release() if release is not None and not self.finished else None
         if not events:
-            self.text_only = True
+            self.state.text_only = True
             return []
-        self.text_only = self._count_text("", events)
-        self.lag = 0  # it holds nothing now
-        self.idle = self._nothing_pending()
+        self.state.text_only = self._count_text("", events)
+        self.state.lag = 0  # it holds nothing now
+        self.state.idle = self._nothing_pending()
         builder = DeltaBuilder(self.calls)
         builder.add(events, self._last_fields)
         return builder.deltas
@@ -221,14 +229,14 @@ class ChoiceRewriter:
     def finish(self) -> list[Delta]:
         """End of stream without a finish_reason for this choice: flush what is held."""
         if self.finished:
-            self.text_only = True
+            self.state.text_only = True
             return []
         self.finished = True
         builder = DeltaBuilder(self.calls, self._reasoning_fields)
         self._flush(builder)
-        self.text_only = self.text_only and self.lag <= 0
+        self.state.text_only = self.state.text_only and self.state.lag <= 0
         if self._close(builder):
-            self.text_only = False
+            self.state.text_only = False
         return builder.deltas
 
     def _deltas(
@@ -248,31 +256,33 @@ class ChoiceRewriter:
                     text_only = self._echoed() and text_only
             else:
                 self._unchecked += len(text)  # (echoed text leaves nothing held)
-                self.idle = unchanged = False
+                self.state.idle = unchanged = False
                 text_only = self._count_text(text, events) and text_only
         native = delta.get("tool_calls")
         if native:
             builder.tool_calls(self.native.feed(native))
-            self.idle = unchanged = text_only = False
+            self.state.idle = unchanged = text_only = False
             self._unchecked = CHECK_EVERY  # native entries: measure now (cheap counters)
         if finish is not None:
             self.finished = True
             if self._flush(builder):
                 unchanged = False
-                text_only = self.text_only and text_only
-            text_only = text_only and self.lag <= 0  # all flushed: text still missing was dropped
+                text_only = self.state.text_only and text_only
+            text_only = (
+                text_only and self.state.lag <= 0
+            )  # all flushed: text still missing was dropped
             if self._close(builder):
                 unchanged = text_only = False
             upstream, finish = finish, finish_reason(finish, self.calls.count, self.has_calls)
             if finish != upstream:
                 unchanged = text_only = False
-        self.text_only = text_only
+        self.state.text_only = text_only
         if unchanged:
             return None, finish
         if not text_only:
             self.has_calls = True
         if not self.finished and self._unchecked >= CHECK_EVERY:
-            self.exceeded = self._check_held()
+            self.state.exceeded = self._check_held()
         deltas = builder.deltas
         # Other keys (``role``) ride on the first text delta, or go before calls on their own.
         rest = {k: v for k, v in delta.items() if k not in _REWRITTEN_FIELDS} if delta else None
@@ -310,7 +320,7 @@ class ChoiceRewriter:
     def _count_fed(self, text: str) -> None:
         self._unchecked += len(text)
         if self._unchecked >= CHECK_EVERY:  # a parser may hold some of it
-            self.exceeded = self._check_held()
+            self.state.exceeded = self._check_held()
 
     def _flush(self, builder: DeltaBuilder) -> bool:
         """The end of the choice's text: what the parser and the reasoning split still hold
@@ -324,7 +334,7 @@ class ChoiceRewriter:
             tail = think.finish()
             builder.add(tail, CONTENT)
             events = [*events, *tail]
-        self.text_only = self._count_text("", events)
+        self.state.text_only = self._count_text("", events)
         return bool(events)
 
     def _close(self, builder: DeltaBuilder) -> bool:
@@ -337,15 +347,17 @@ class ChoiceRewriter:
     def _echoed(self) -> bool:
         """The parser gave back exactly the text it was fed: track idle and lag, and say
         whether the rewrite stayed only text."""
-        if self.lag and (getattr(self.parser, "held", 0) or (self._think and self._think.held)):
+        if self.state.lag and (
+            getattr(self.parser, "held", 0) or (self._think and self._think.held)
+        ):
             # Not idle: it gave back what it held before and holds as much of the new text.
-            self.idle = False
-            return self.lag > 0
+            self.state.idle = False
+            return self.state.lag > 0
         # It holds nothing: text it held and never gave back (lag > 0) was markup it dropped,
         # so events held meanwhile must not go out as they came.
-        self.idle = self._nothing_pending()
-        text_only = self.lag <= 0
-        self.lag = 0
+        self.state.idle = self._nothing_pending()
+        text_only = self.state.lag <= 0
+        self.state.lag = 0
         return text_only
 
     def _nothing_pending(self) -> bool:
@@ -373,15 +385,15 @@ class ChoiceRewriter:
 
     def _count_text(self, text: str, events: list[Event]) -> bool:
         """Track the lag; False if the events are more than text."""
-        if self.lag < 0:
+        if self.state.lag < 0:
             return False
-        lag = self.lag + len(text)
+        lag = self.state.lag + len(text)
         for event in events:
             if type(event) is not Text:
-                self.lag = -1
+                self.state.lag = -1
                 return False
             lag -= len(event.text)
-        self.lag = lag
+        self.state.lag = lag
         return True
 
 

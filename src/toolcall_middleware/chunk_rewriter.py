@@ -9,57 +9,21 @@ from the input only in where text was cut, and where the stream stands after it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .calls import IdFactory
 from .choice_rewriter import ChoiceRewriter, ChoiceSettings
-from .deltas import Choice, Delta, Piece, spread_choices
+from .deltas import Choice, Delta, spread_choices
 from .limits import MAX_BUFFERED, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .parsers import Tool, ToolCallParser
+from .rewrite_result import Chunk, Rewrite
 from .think import ThinkConfig
 
 if TYPE_CHECKING:
     from .chunk_template import ChunkTemplate
 
-Chunk = dict[str, Any]
 ParserFactory = Callable[[], ToolCallParser]
-
-
-@dataclass(slots=True)
-class Rewrite:
-    """What the rewrite made of one chunk (or of a pause, or the end of the stream), and where
-    the stream stands after it.
-
-    - ``chunks``: what to send in the chunk's place (none: nothing); ``None``: the chunk as it
-      came, byte for byte.
-    - ``delta``: for a chunk read through its template (``ChunkRewriter.text``), the one delta
-      that replaces its delta, everything else as it came; ``chunks`` is then ``None``. A
-      piece of arguments comes as a ``Piece``, to be written without being built.
-    - ``text_only``: the output differs from the input at most in where model text is cut
-      (text held back, or given back): events held meanwhile may still go as they came.
-    - ``lagging``: the output text lags the input: model text is held back (a possible marker's
-      start), or markup was read since a parser last gave its text back as it came.
-    - ``idle``: every choice sits in plain text with nothing held or pending: an event without
-      a trigger character, ``tool_calls``, a finish or ``[DONE]`` would come out unchanged and
-      change nothing (what the SSE fast path relies on).
-    - ``exceeded``: a cap was passed: send the output, then end the stream with this error.
-
-    A ``ChunkRewriter`` hands out one ``Rewrite`` and refills it on each call (read it before
-    the next): one object per response rather than one per event.
-    """
-
-    chunks: list[Chunk] | None
-    text_only: bool
-    lagging: bool
-    idle: bool
-    exceeded: LimitExceeded | None = None
-    delta: Delta | Piece | None = None
-
-
-#: An unchanged chunk of an idle stream.
-UNCHANGED_IDLE = Rewrite(None, text_only=True, lagging=False, idle=True)
 
 
 class ChunkRewriter:
@@ -88,7 +52,7 @@ class ChunkRewriter:
         )
         self._choices: dict[int, ChoiceRewriter] = {}
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
-        self._rewrite = Rewrite(None, True, False, think is None)
+        self._rewrite = Rewrite(None, True, 0, think is None)  # (several choices, or none)
         # The stream's choice while it has only one (nearly every stream), and its index.
         self._one: ChoiceRewriter | None = None
         self._one_index = 0
@@ -127,8 +91,8 @@ class ChunkRewriter:
         for choice in choices:
             rewriter = self._choice(choice.get("index", 0))
             out = rewriter.rewrite(choice)
-            text_only = text_only and rewriter.text_only
-            exceeded = exceeded or rewriter.exceeded
+            text_only = text_only and rewriter.state.text_only
+            exceeded = exceeded or rewriter.state.exceeded
             changed = changed or out is not None
             outputs.extend([choice] if out is None else out)
         return self._refill(
@@ -145,7 +109,7 @@ class ChunkRewriter:
             return None
         self._last = template.meta
         deltas = rewriter.text(fields, text)
-        rewrite = self._rewrite  # (``_refill``, inline: once per event read through a template)
+        rewrite = rewriter.state  # (where the one choice stands: the stream's state)
         if not isinstance(deltas, list):  # one piece of arguments, one delta, or unchanged
             rewrite.chunks, rewrite.delta = None, deltas
         elif not deltas:  # nothing to send (a template's chunk has no usage for it to keep)
@@ -157,8 +121,6 @@ class ChunkRewriter:
                 template.meta, spread_choices(template.choice, deltas, None)
             )
             rewrite.delta = None
-        rewrite.text_only, rewrite.lagging = rewriter.text_only, rewriter.lag != 0
-        rewrite.idle, rewrite.exceeded = rewriter.idle, rewriter.exceeded
         return rewrite
 
     def release(self) -> Rewrite:
@@ -180,7 +142,7 @@ class ChunkRewriter:
                 {**meta, "choices": [{"index": index, "delta": delta, "finish_reason": None}]}
                 for delta in flush(rewriter)
             )
-            text_only = text_only and rewriter.text_only
+            text_only = text_only and rewriter.state.text_only
         return self._refill(chunks, text_only, *self._state())
 
     def _result(
@@ -189,35 +151,33 @@ class ChunkRewriter:
         """The ``Rewrite`` of a chunk that concerned ``rewriter``'s choice (none: no choice)."""
         if rewriter is None:
             return self._refill(chunks, True, *self._state())
+        state = rewriter.state
         if rewriter is not self._one:
-            return self._refill(chunks, rewriter.text_only, *self._state(), rewriter.exceeded)
-        rewrite = self._rewrite  # (``_refill`` for the stream's one choice, inline)
-        rewrite.chunks, rewrite.delta = chunks, None
-        rewrite.text_only, rewrite.lagging = rewriter.text_only, rewriter.lag != 0
-        rewrite.idle, rewrite.exceeded = rewriter.idle, rewriter.exceeded
-        return rewrite
+            return self._refill(chunks, state.text_only, *self._state(), state.exceeded)
+        state.chunks, state.delta = chunks, None  # (the one choice's state: the stream's)
+        return state
 
     def _refill(
         self,
         chunks: list[Chunk] | None,
         text_only: bool,
-        lagging: bool,
+        lag: int,
         idle: bool,
         exceeded: LimitExceeded | None = None,
-        delta: Delta | Piece | None = None,
     ) -> Rewrite:
         rewrite = self._rewrite
-        rewrite.chunks, rewrite.delta = chunks, delta
-        rewrite.text_only, rewrite.lagging = text_only, lagging
+        rewrite.chunks, rewrite.delta = chunks, None
+        rewrite.text_only, rewrite.lag = text_only, lag
         rewrite.idle, rewrite.exceeded = idle, exceeded
         return rewrite
 
-    def _state(self) -> tuple[bool, bool]:
-        """``(lagging, idle)`` of the stream: of all its choices (see ``Rewrite``)."""
+    def _state(self) -> tuple[int, bool]:
+        """``(lag, idle)`` of the stream: of all its choices (see ``Rewrite``; the lag only
+        says whether any lags)."""
         choices = self._choices.values()
         if not choices:
-            return False, self._think is None  # (a reasoning split must see the content first)
-        return any(c.lag for c in choices), all(c.idle for c in choices)
+            return 0, self._think is None  # (a reasoning split must see the content first)
+        return any(c.state.lag for c in choices), all(c.state.idle for c in choices)
 
     def _choice(self, index: Any) -> ChoiceRewriter:
         if type(index) is not int:

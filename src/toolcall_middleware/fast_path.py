@@ -26,10 +26,11 @@ from __future__ import annotations
 import orjson
 
 from . import lenient_json
-from .chunk_rewriter import UNCHANGED_IDLE, Chunk, ChunkRewriter, Rewrite
+from .chunk_rewriter import ChunkRewriter
 from .chunk_template import ChunkTemplate, one_text_choice
 from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, piece_delta
 from .handoff import Handed
+from .rewrite_result import UNCHANGED_IDLE, Chunk, Rewrite
 from .sse import DONE, encode_chunks
 
 #: Chunks a stream may try to learn a template from (each try re-encodes one chunk).

@@ -10,14 +10,15 @@ seconds without output, ``PauseRelease`` sends what the stream can release (see
 It runs as an asyncio task beside the app, started only once something is held and cancelled
 when the response ends (under another event loop there is no timer: held text waits for a
 keep-alive or the next event). The app's path counts its sends (``activity``: odd while one is
-in flight, so a release never overtakes it) and waits for a release being sent
-(``releasing``), so the client gets events in order, one send at a time.
+in flight, so a release never overtakes it) and waits for a release being sent (its
+``Gate``'s ``releasing``), so the client gets events in order, one send at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Protocol
 
 from .asgi import Send
 from .hook import CompletionTap
@@ -34,10 +35,17 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+class Gate(Protocol):
+    """Where the app's path looks, before each send, for a release being sent."""
+
+    releasing: asyncio.Event | None
+
+
 class PauseRelease:
     """One response's watch for pauses, over its SSE rewrite ``stream``."""
 
     __slots__ = (
+        "_gate",
         "_interval",
         "_loop",
         "_send",
@@ -46,7 +54,6 @@ class PauseRelease:
         "_task",
         "activity",
         "closed",
-        "releasing",
         "watching",
     )
 
@@ -57,6 +64,7 @@ class PauseRelease:
         idle: float,
         loop: asyncio.AbstractEventLoop,
         tap: CompletionTap | None,
+        gate: Gate,
     ) -> None:
         self._stream = stream
         self._send = send
@@ -67,8 +75,8 @@ class PauseRelease:
         self._task: asyncio.Task[None] | None = None
         #: Sends of the app's rewritten output, counted before and after each (odd: in flight).
         self.activity = 0
-        #: Set while a release is being sent: the app's next send waits for it.
-        self.releasing: asyncio.Event | None = None
+        #: ``releasing`` is set while a release is being sent: the app's next send waits for it.
+        self._gate = gate
         self.watching = False
         self.closed = False
 
@@ -107,9 +115,9 @@ class PauseRelease:
     async def _release(self, out: bytes) -> None:
         if self._tap is not None:
             self._tap.feed(out)
-        done = self.releasing = asyncio.Event()
+        done = self._gate.releasing = asyncio.Event()
         try:
             await self._send({"type": "http.response.body", "body": out, "more_body": True})
         finally:
-            self.releasing = None
+            self._gate.releasing = None
             done.set()

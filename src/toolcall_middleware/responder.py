@@ -7,6 +7,7 @@ rewritten as a whole; anything else passes through byte-for-byte.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -57,6 +58,8 @@ class ToolCallResponder:
         self._done_stream: SSERewriter | None = None  # a stream a limit ended
         self._idle_release = idle_release
         self._pause: PauseRelease | None = None  # watches the rewritten stream for pauses
+        #: Set while the pause watch sends a release (``pause.Gate``): sends wait for it.
+        self.releasing: asyncio.Event | None = None
 
     def stop(self) -> None:
         """The app is done with this response: stop watching it for pauses."""
@@ -76,14 +79,15 @@ class ToolCallResponder:
         return stream.rewriter.tool_call_count if stream else self._json_calls
 
     async def send(self, message: Message) -> None:
+        if self.releasing is not None:
+            await self.releasing.wait()  # held text going out now came before this
         stream = self._stream
-        pause = self._pause
-        if pause is not None and pause.releasing is not None:
-            await pause.releasing.wait()  # held text going out now came before this
         if stream is not None and message["type"] == "http.response.body":  # the SSE hot path
-            body = message.get("body", b"")
+            try:  # both keys, as servers send a body mid-stream (cheaper than two ``get``)
+                body, more = message["body"], message["more_body"]
+            except KeyError:
+                body, more = message.get("body", b""), message.get("more_body", False)
             out = stream.feed(body)
-            more = message.get("more_body", False)
             if more and self._tap is None and not stream.ended:  # mid-stream, as most are
                 # What the stream read of it, for an in-process front (handoff.py).
                 handed = stream.handed
@@ -93,14 +97,14 @@ class ToolCallResponder:
                         message = dict(message)  # (cheaper than ``{**message, KEY: ...}``)
                         message[KEY] = handed
                     await self._send(message)
-                elif pause is None:
+                elif (pause := self._pause) is None:
                     if out:
                         await self._send(_more(out, handed))
                 else:
-                    sends = pause.activity + 1
-                    pause.activity = sends  # odd: in flight
-                    if out:  # (``_more``, inline: once per rewritten event)
-                        await self._send(
+                    if out:
+                        sends = pause.activity + 1
+                        pause.activity = sends  # odd: in flight
+                        await self._send(  # (``_more``, inline: once per rewritten event)
                             {"type": "http.response.body", "body": out, "more_body": True}
                             if handed is None
                             else {
@@ -110,7 +114,9 @@ class ToolCallResponder:
                                 KEY: handed,
                             }
                         )
-                    pause.activity = sends + 1
+                        pause.activity = sends + 1
+                    else:
+                        pause.activity += 2  # (nothing sent: nothing in flight)
                     if not pause.watching and stream.holding:
                         pause.watch()
                 return
@@ -122,6 +128,7 @@ class ToolCallResponder:
                 out += stream.close()
             if self._tap is not None:
                 self._tap.feed(out)
+            pause = self._pause
             if pause is not None:
                 pause.activity += 1
                 if not more:
@@ -165,7 +172,7 @@ class ToolCallResponder:
                 loop = running_loop() if self._idle_release > 0 else None
                 if loop is not None:
                     self._pause = PauseRelease(
-                        self._stream, self._send, self._idle_release, loop, self._tap
+                        self._stream, self._send, self._idle_release, loop, self._tap, self
                     )
         elif content_type == b"application/json":
             self._mode = "json"

@@ -23,11 +23,12 @@ from collections.abc import Callable
 import orjson
 
 from . import lenient_json
-from .chunk_rewriter import Chunk, ChunkRewriter, Rewrite
+from .chunk_rewriter import ChunkRewriter
 from .fast_path import PASSED_IDLE, FastPath
 from .handoff import Handed
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
+from .rewrite_result import Chunk, Rewrite
 from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event
 
 logger = logging.getLogger("toolcall_middleware")
@@ -70,7 +71,8 @@ class SSERewriter:
             else None
         )
         #: An in-process front takes what the fast path read (``handoff.py``): ``handed``,
-        #: for the body ``feed`` just gave back, when that is the one event it read.
+        #: for the body ``feed`` just gave back, when that is the one event it read (set or
+        #: cleared by every ``feed`` that does not end the stream).
         self.hand = hand and fast_path
         self.handed: Handed | None = None
         self._releases_text = releases_text
@@ -87,19 +89,16 @@ class SSERewriter:
         # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
         self._held: list[tuple[bytes, bytes]] = []
         # Where the stream stands, as the last rewrite said (see ``Rewrite``).
-        self._lagging = False
+        self._lag = 0
         self._idle = False  # (until a first event was rewritten)
 
     def feed(self, body: bytes) -> bytes:
         decoder = self._decoder
         fast = self._fast  # (None once the stream failed or ended)
-        if self.hand:
-            self.handed = None
-        idle = self._idle and not self._held
         # The fast path reads events through a template, or passes them while the stream idles.
-        if fast is not None and decoder.at_boundary and (idle or fast.template is not None):
+        if fast is not None and decoder.at_boundary:
             try:  # events as servers send them, one or more per body: the fast path may take them
-                taken = fast.rewrite(body, idle)
+                taken = fast.rewrite(body, self._idle and not self._held)
             except LimitExceeded as exc:
                 return self._limit(exc)
             except Exception:
@@ -116,13 +115,14 @@ class SSERewriter:
                     and (rewritten is body or (self.changed and not rewrite.text_only))
                 ):
                     # _send's first outcome, inline: how nearly every other event here goes.
-                    self._lagging = rewrite.lagging
+                    self._lag = rewrite.lag
                     self._idle = rewrite.idle
                     if self.hand:
                         self.handed, fast.handed = fast.handed, None
                     return rewritten
-                fast.handed = None  # held, or given with held events: not one event read
+                fast.handed = self.handed = None  # held, or sent with held events
                 return self._send(body, rewritten, rewrite)
+        self.handed = None  # (what goes out now was not read through the template)
         if self._failed:
             return body
         if self.ended:
@@ -176,8 +176,8 @@ class SSERewriter:
             rewrite = self.rewriter.release()
         except Exception:
             return self._fail(b"")
-        self._lagging, self._idle = rewrite.lagging, rewrite.idle
-        if self._held and rewrite.text_only and not rewrite.lagging:
+        self._lag, self._idle = rewrite.lag, rewrite.idle
+        if self._held and rewrite.text_only and not rewrite.lag:
             return self._release(original=True)  # all it held was text, and all is back
         out = self._release(original=False)
         if rewrite.chunks:
@@ -240,8 +240,8 @@ class SSERewriter:
         before it, or nothing yet (held while held-back text is unresolved)."""
         held = self._held
         # Text held back since an event that went out rewritten: this one cannot go as it came.
-        sent_lagging = self._lagging and not held
-        self._lagging = rewrite.lagging
+        sent_lagging = self._lag and not held
+        self._lag = rewrite.lag
         self._idle = rewrite.idle
         exceeded = rewrite.exceeded
         if (
@@ -265,7 +265,7 @@ class SSERewriter:
         if not held and original is rewritten:
             return original
         held.append((original, rewritten))
-        if not self._lagging:
+        if not self._lag:
             return self._release(original=True)
         if len(held) > MAX_TENTATIVE_EVENTS:
             return self._release(original=False)
@@ -284,8 +284,8 @@ class SSERewriter:
             return self._limit(exc)
         except Exception:
             return self._fail(b"")
-        self._lagging, self._idle = rewrite.lagging, rewrite.idle
-        if rewrite.text_only and not rewrite.lagging and self._held:
+        self._lag, self._idle = rewrite.lag, rewrite.idle
+        if rewrite.text_only and not rewrite.lag and self._held:
             return self._release(original=True)
         chunks = rewrite.chunks or []
         if chunks:
@@ -304,7 +304,7 @@ class SSERewriter:
         logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
         self._report.fallback("rewrite-error")
         self._failed = True
-        self._fast = None
+        self._fast = self.handed = None
         return self._release(original=True) + raw
 
     def _upstream_error(self, raw: bytes) -> bytes:
