@@ -5,10 +5,10 @@ choice's parser, and its events become text in the field the text came from or `
 entries (``deltas.py``). Native ``delta.tool_calls`` go through ``NativeToolCalls``; both
 sources meet in one ``ToolCallAssembler``, so they share one numbering of calls.
 
-Besides its output, a rewrite leaves the choice in a state the chunk rewriter reports to the
-SSE layer (see ``chunk_rewriter.Rewrite``): how far its output text lags its input text
-(``lag``), whether it sits in plain text with nothing pending (``idle``), whether the last
-rewrite only moved text around (``text_only``), and whether a cap was passed (``exceeded``).
+Besides its output, a rewrite leaves the choice in a state the SSE layer reads (``state``, a
+``rewrite_result.Rewrite``): how far its output text lags its input text (``lag``), whether it
+sits in plain text with nothing pending (``idle``), whether the last rewrite only moved text
+around (``text_only``), and whether a cap was passed (``exceeded``).
 """
 
 from __future__ import annotations
