@@ -9,9 +9,10 @@ seconds without output, ``PauseRelease`` sends what the stream can release (see
 
 It runs as an asyncio task beside the app, started only once something is held and cancelled
 when the response ends (under another event loop there is no timer: held text waits for a
-keep-alive or the next event). The app's path counts its sends (``activity``: odd while one is
-in flight, so a release never overtakes it) and waits for a release being sent (its
-``Gate``'s ``releasing``), so the client gets events in order, one send at a time.
+keep-alive or the next event). The app's path marks that it was ``active`` and whether a send
+of its is in flight (``sending``: a release never overtakes it), and waits for a release being
+sent (its ``Gate``'s ``releasing``), so the client gets events in order, one send at a time.
+(Flags, not a count: an int past 256 is a new object on every step.)
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ class PauseRelease:
         "_stream",
         "_tap",
         "_task",
-        "activity",
+        "active",
         "closed",
+        "sending",
         "watching",
     )
 
@@ -73,8 +75,9 @@ class PauseRelease:
         self._loop = loop
         self._tap = tap
         self._task: asyncio.Task[None] | None = None
-        #: Sends of the app's rewritten output, counted before and after each (odd: in flight).
-        self.activity = 0
+        #: The app's path fed the stream since the watch last looked; one of its sends is in
+        #: flight.
+        self.active = self.sending = False
         #: ``releasing`` is set while a release is being sent: the app's next send waits for it.
         self._gate = gate
         self.watching = False
@@ -96,12 +99,12 @@ class PauseRelease:
         stream = self._stream
         try:
             while not self.closed:
-                seen = self.activity
+                self.active = False
                 await asyncio.sleep(self._interval)
                 if self.closed:
                     return
-                if self.activity != seen or seen & 1:
-                    continue  # output flowed, or is being sent: no pause
+                if self.active or self.sending:
+                    continue  # the stream moved, or output is being sent: no pause
                 out = stream.release()
                 if out:
                     await self._release(out)

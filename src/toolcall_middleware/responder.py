@@ -102,8 +102,7 @@ class ToolCallResponder:
                         await self._send(_more(out, handed))
                 else:
                     if out:
-                        sends = pause.activity + 1
-                        pause.activity = sends  # odd: in flight
+                        pause.active = pause.sending = True
                         await self._send(  # (``_more``, inline: once per rewritten event)
                             {"type": "http.response.body", "body": out, "more_body": True}
                             if handed is None
@@ -114,9 +113,9 @@ class ToolCallResponder:
                                 KEY: handed,
                             }
                         )
-                        pause.activity = sends + 1
+                        pause.sending = False
                     else:
-                        pause.activity += 2  # (nothing sent: nothing in flight)
+                        pause.active = True
                     if not pause.watching and stream.holding:
                         pause.watch()
                 return
@@ -130,7 +129,7 @@ class ToolCallResponder:
                 self._tap.feed(out)
             pause = self._pause
             if pause is not None:
-                pause.activity += 1
+                pause.active = pause.sending = True
                 if not more:
                     pause.stop()
             if out is body:
@@ -138,7 +137,7 @@ class ToolCallResponder:
             elif out or not more:
                 await self._send({"type": "http.response.body", "body": out, "more_body": more})
             if pause is not None:
-                pause.activity += 1
+                pause.sending = False
                 if more and not pause.watching and stream.holding:
                     pause.watch()
             return
