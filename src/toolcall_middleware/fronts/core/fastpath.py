@@ -282,31 +282,62 @@ def fast_events(
     if not enabled:
         return None
     read, read_handed = reader.read_fast, reader.read_handed
+    open_arguments = reader._native.open_arguments
 
     def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
         if front.done:
             return None
-        if handed is not None and type(handed[1]) is tuple and not handed[0]:
-            # One text, as the chat path hands nearly every event: ``read_handed`` and
-            # ``_text``, inline.
-            text = handed[2]
-            size = reader._answer_size + len(text)
-            if (
-                not text
-                or reader.done
-                or not reader._calls_closed
-                or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
-            ):
-                return None
-            reader._answer_size = size
-            kind = CONTENT if handed[1][0] == "content" else REASONING
+        if handed is None:
+            found = read(event)
+        elif handed[0]:
+            return None  # (another choice: ``read_handed`` declines it)
         else:
-            found = read(event) if handed is None else read_handed(handed)
-            if found is None:
-                return None
-            kind, text = found
-            if kind == NOTHING:
-                return b""
+            fields, text = handed[1], handed[2]
+            if type(fields) is tuple:
+                # One text, as the chat path hands most events: ``read_handed`` and
+                # ``_text``, inline.
+                size = reader._answer_size + len(text)
+                if (
+                    not text
+                    or reader.done
+                    or not reader._calls_closed
+                    or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
+                ):
+                    return None
+                reader._answer_size = size
+                kind = CONTENT if fields[0] == "content" else REASONING
+                data = fast_delta(kind, text)
+                return general(kind, text) if data is None else data
+            if type(fields) is int:
+                # One piece of a call's arguments, as the chat path hands most of a call's
+                # events: ``read_handed`` and ``_arguments``, inline.
+                call = reader._open
+                size = len(text)
+                answer = reader._answer_size + size
+                if (
+                    call is None
+                    or reader.done
+                    or not size
+                    or call.size + size > reader.max_arguments_bytes
+                    or (reader.max_answer_bytes is not None and answer > reader.max_answer_bytes)
+                ):
+                    return None
+                piece = open_arguments(fields, text)
+                if piece is None:
+                    return None
+                if piece < 0:
+                    return b""
+                call.size += size
+                reader._answer_size = answer
+                call.parts.append(text)
+                data = fast_delta(ARGUMENTS, text)
+                return general(ARGUMENTS, text) if data is None else data
+            found = read_handed(handed)
+        if found is None:
+            return None
+        kind, text = found
+        if kind == NOTHING:
+            return b""
         data = fast_delta(kind, text)
         return general(kind, text) if data is None else data
 
