@@ -34,7 +34,7 @@ from toolcall_middleware.fronts.anthropic.request import translate_request as an
 from toolcall_middleware.fronts.core import fastpath
 from toolcall_middleware.fronts.core.fastpath import EventTemplate
 from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
-from toolcall_middleware.fronts.core.plumbing import named_events
+from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
 from toolcall_middleware.fronts.gemini import GeminiStream
@@ -185,6 +185,51 @@ def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
     # As a chat path in the same process hands them: texts, and pieces of a call's arguments
     # as their call index and text.
     assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
+
+
+KEEPALIVE = b": keepalive\n\n"
+
+
+def test_a_keep_alive_being_sent_holds_the_fast_paths_writes() -> None:
+    # One write at a time: an event that comes while a keep-alive is being written waits
+    # for it, then goes out whole, on the fast path or not.
+    pieces = [event({"content": f" w{i}"}) for i in range(40)]
+    pieces += [event({}, "stop"), b"data: [DONE]\n\n"]
+    sent: list[bytes] = []
+    overlaps = 0
+    writing = False
+
+    async def send(message: Message) -> None:
+        nonlocal writing, overlaps
+        overlaps += writing
+        writing = True
+        body = message.get("body", b"")
+        sent.append(body)
+        if body == KEEPALIVE:
+            await anyio.sleep(0.03)  # a slow write
+        writing = False
+
+    async def upstream(scope: Scope, receive: Receive, send: Send) -> None:
+        start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
+        await send(start)
+        for i, piece in enumerate(pieces):
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            if i % 10 == 9:
+                await anyio.sleep(0.02)  # quiet long enough for a keep-alive
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def main() -> None:
+        stream = FRONTS["responses"]()
+        assert stream.fast_event is not None
+        responder = FrontResponder(send, stream, keepalive=KEEPALIVE, keepalive_interval=0.01)
+        await responder.run(upstream, {"type": "http"}, _never)
+
+    with deterministic():
+        anyio.run(main)
+    assert overlaps == 0
+    assert sent.count(KEEPALIVE) >= 2
+    events = b"".join(body for body in sent if body != KEEPALIVE)
+    assert events == respond("responses", pieces, fast=False)
 
 
 # --- through the chat path, on the recordings ------------------------------------------------
