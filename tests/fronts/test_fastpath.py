@@ -32,11 +32,11 @@ from toolcall_middleware.fronts.anthropic.middleware import AnthropicStream
 from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
 from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
 from toolcall_middleware.fronts.core import fastpath
-from toolcall_middleware.fronts.core.fastpath import EventTemplate
 from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
 from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
+from toolcall_middleware.fronts.core.templates import EventTemplate
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream

@@ -18,19 +18,10 @@ import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import (
-    ITEM_ID,
-    ITEM_INDEX,
-    Encoder,
-    EventTemplate,
-    FastEvent,
-    ItemSlots,
-    Maker,
-    core_event,
-    fast_events,
-)
+from .fastpath import FastEvent, core_event, fast_events
 from .plumbing import Reply, event_head, named_events
 from .reader import ChatReader
+from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
 
 WireEvent = tuple[str, dict[str, Any]]
 

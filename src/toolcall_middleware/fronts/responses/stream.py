@@ -19,10 +19,11 @@ import orjson
 
 from .. import core
 from ..core.failures import UpstreamFailure
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
+from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.templates import EventTemplate
 from . import items
 from .errors import stream_error
 from .request import ResponsesRequest
