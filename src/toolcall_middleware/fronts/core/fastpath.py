@@ -332,6 +332,21 @@ def fast_events(
     return fast_event
 
 
+def handed_chunk(handed: Handed) -> dict[str, Any]:
+    """The chunk the chat path handed a reading of (``handoff.py``), as a front reads a chunk
+    (``FrontStream.chunk``): its one choice, of its index, with that choice's delta, and no
+    finish reason or usage. (A handed delta object is the chat path's own: the reader takes
+    strings and numbers from it at once and keeps no part of it.)"""
+    index, fields, payload = handed
+    if type(fields) is tuple:
+        delta: dict[str, Any] = dict.fromkeys(fields, payload)
+    elif fields is None:
+        delta = payload
+    else:
+        delta = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
+    return {"choices": [{"index": index, "delta": delta}]}
+
+
 def core_event(reader: FastChunkReading, kind: int, text: str) -> Event:
     """The core event ``read_fast`` or ``read_handed`` read as ``(kind, text)``."""
     if kind == ARGUMENTS:

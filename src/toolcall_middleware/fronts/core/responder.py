@@ -23,7 +23,7 @@ from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...handoff import KEY as HANDED
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
-from .fastpath import FastEvent
+from .fastpath import FastEvent, handed_chunk
 from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
 from .reader import decode_chunk
 
@@ -48,7 +48,9 @@ class FrontStream(Protocol):
         """The first bytes of the stream, once the upstream answered 2xx."""
 
     def chunk(self, chunk: Mapping[str, Any]) -> bytes:
-        """One upstream ``chat.completion.chunk``."""
+        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
+        process handed a reading of it, only what a front reads of such a chunk (its one
+        choice and delta, ``fastpath.handed_chunk``)."""
 
     def completion(self, completion: Mapping[str, Any]) -> bytes:
         """A whole upstream ``chat.completion``."""
@@ -160,7 +162,14 @@ class FrontResponder:
         """A body message of an SSE stream with nothing held in the decoder, not taken by the
         fast path: if it is one whole ``data: {...}`` event, then it is exactly that event
         whatever the stream's line endings, decoded here as the decoder would read it; else
-        the decoder reads it."""
+        the decoder reads it; or, as the chat path handed it, not decoded at all."""
+        handed = message.get(HANDED)
+        if handed is not None:
+            front = self.front
+            await self._body(front.chunk(handed_chunk(handed)))
+            if front.done:
+                await self._done()
+            return
         if (
             body[:7] != b"data: {"
             or body.find(b"\n") != len(body) - 2
