@@ -229,9 +229,18 @@ class ResponseTranslator(Translator):
         item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
         seq = self.seq
         self.seq = seq + 2
-        shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
-        out += events
-        self.output.append(shell)  # replaced by the whole item when it is done
+        rendered = None
+        if self.renders:
+            rendered = items.written_opening(
+                self.encoder, kind, self.reasoning_as, item.id, index, seq
+            )
+        if rendered is not None:
+            out.append(rendered)
+            self.output.append(items.shell(kind, item.id))
+        else:
+            shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
+            out += events
+            self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
             delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
@@ -257,15 +266,19 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 3
-        whole, events = items.closed(
+        kind, reasoning_as, encrypted = (
             item.kind,
-            item.id,
-            item.index,
-            seq,
-            text,
             self.reasoning_as,
             self.request.encrypted_reasoning,
         )
+        if self.renders and not encrypted and not self.large:
+            rendered = items.written_closing(
+                self.encoder, kind, reasoning_as, item.id, item.index, seq, text
+            )
+            if rendered is not None:
+                self.output[item.index] = items.whole(kind, item.id, text, reasoning_as, False)
+                return [rendered]
+        whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
         self.output[item.index] = whole
         return events
 
