@@ -277,10 +277,10 @@ def fast_events(
             return None
         if handed is None:
             found = read(event)
-        elif handed[0]:
-            return None  # (another choice: ``read_handed`` declines it)
         else:
-            fields, text = handed[1], handed[2]
+            index, fields, text = handed
+            if index:
+                return None  # (another choice: ``read_handed`` declines it)
             if type(fields) is tuple:
                 # One text, as the chat path hands most events: ``read_handed`` and
                 # ``_text``, inline.

@@ -179,19 +179,7 @@ def closed(
             "content_index": 0,
             "part": item["content"][0],
         }
-    return item, [
-        (text_kind, text_done),
-        (part_kind, part_done),
-        (
-            "response.output_item.done",
-            {
-                "type": "response.output_item.done",
-                "sequence_number": seq + 2,
-                "output_index": index,
-                "item": item,
-            },
-        ),
-    ]
+    return item, [(text_kind, text_done), (part_kind, part_done), item_done(seq + 2, index, item)]
 
 
 def opening(kind: str, reasoning_as: str, item_id: str, index: int, seq: int) -> list[Event]:
@@ -246,6 +234,87 @@ def written_closing(
         *(seq + 2, index, id_json, text_json),
     )
     return RENDERED, (data, template.make, (item_id, index, seq, text))
+
+
+# --- function and custom tool calls ------------------------------------------------------
+
+
+def call_item(
+    custom: bool, item_id: str, call_id: str, name: str, namespace: str | None
+) -> dict[str, Any]:
+    """A call's item, in progress, no arguments (input) yet."""
+    item: dict[str, Any]
+    if custom:
+        item = {
+            "type": "custom_tool_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "input": "",
+        }
+    else:
+        item = {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return item
+
+
+def call_added(seq: int, index: int, item: dict[str, Any]) -> Event:
+    """The event that opens a function call (its item as it is now)."""
+    return (
+        "response.output_item.added",
+        {
+            "type": "response.output_item.added",
+            "sequence_number": seq,
+            "output_index": index,
+            "item": dict(item),
+        },
+    )
+
+
+def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
+    return (
+        "response.function_call_arguments.delta",
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": seq,
+            "item_id": item_id,
+            "output_index": index,
+            "delta": fragment,
+        },
+    )
+
+
+def arguments_done(seq: int, item_id: str, index: int, arguments: str) -> Event:
+    return (
+        "response.function_call_arguments.done",
+        {
+            "type": "response.function_call_arguments.done",
+            "sequence_number": seq,
+            "item_id": item_id,
+            "output_index": index,
+            "arguments": arguments,
+        },
+    )
+
+
+def item_done(seq: int, index: int, item: dict[str, Any]) -> Event:
+    return (
+        "response.output_item.done",
+        {
+            "type": "response.output_item.done",
+            "sequence_number": seq,
+            "output_index": index,
+            "item": item,
+        },
+    )
 
 
 def content_part(kind: str, text: str) -> dict[str, Any]:

@@ -141,7 +141,7 @@ class ResponseTranslator(Translator):
                     self.seq = seq + 1
                     fragment = event.fragment  # type: ignore[union-attr]
                     out.append(
-                        self._arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
+                        items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
             elif isinstance(event, core.CallStart):
                 self._call_start(event, out)
@@ -289,26 +289,8 @@ class ResponseTranslator(Translator):
         namespace, name = self.request.names.client_name(event.name)
         self.call_custom = event.name in self.request.names.custom
         index = len(self.output)
-        item: dict[str, Any]
-        if self.call_custom:
-            item = {
-                "type": "custom_tool_call",
-                "id": f"ctc_{self._hex}_{index}",
-                "call_id": event.id,
-                "name": name,
-                "input": "",
-            }
-        else:
-            item = {
-                "type": "function_call",
-                "id": f"fc_{self._hex}_{index}",
-                "call_id": event.id,
-                "name": name,
-                "arguments": "",
-                "status": "in_progress",
-            }
-        if namespace is not None:
-            item["namespace"] = namespace
+        item_id = f"{'ctc' if self.call_custom else 'fc'}_{self._hex}_{index}"
+        item = items.call_item(self.call_custom, item_id, event.id, name, namespace)
         self.call = item
         self.output.append(item)
         # None for a custom call: it takes its input whole at its end (the fast path sends
@@ -320,9 +302,9 @@ class ResponseTranslator(Translator):
             else self.item_template(
                 "response.function_call_arguments.delta",
                 lambda item_id, index: (
-                    lambda seq, fragment: self._arguments_delta(item_id, index, seq, fragment)[1]
+                    lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
                 ),
-                item["id"],
+                item_id,
                 index,
                 alike="call",
             ),
@@ -330,17 +312,7 @@ class ResponseTranslator(Translator):
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
             seq = self.seq
             self.seq = seq + 1
-            out.append(
-                (
-                    "response.output_item.added",
-                    {
-                        "type": "response.output_item.added",
-                        "sequence_number": seq,
-                        "output_index": index,
-                        "item": dict(item),
-                    },
-                )
-            )
+            out.append(items.call_added(seq, index, item))
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -363,46 +335,12 @@ class ResponseTranslator(Translator):
         else:
             seq = self.seq
             self.seq = seq + 1
-            out.append(
-                (
-                    "response.function_call_arguments.done",
-                    {
-                        "type": "response.function_call_arguments.done",
-                        "sequence_number": seq,
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "arguments": event.raw,
-                    },
-                )
-            )
+            out.append(items.arguments_done(seq, item["id"], index, event.raw))
             item["arguments"] = event.raw
             item["status"] = "completed"
         seq = self.seq
         self.seq = seq + 1
-        out.append(
-            (
-                "response.output_item.done",
-                {
-                    "type": "response.output_item.done",
-                    "sequence_number": seq,
-                    "output_index": index,
-                    "item": item,
-                },
-            )
-        )
-
-    @staticmethod
-    def _arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
-        return (
-            "response.function_call_arguments.delta",
-            {
-                "type": "response.function_call_arguments.delta",
-                "sequence_number": seq,
-                "item_id": item_id,
-                "output_index": index,
-                "delta": fragment,
-            },
-        )
+        out.append(items.item_done(seq, index, item))
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.
