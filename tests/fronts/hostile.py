@@ -11,10 +11,12 @@ import json
 import re
 from typing import Any
 
+import orjson
 from hypothesis import strategies as st
 
 from toolcall_middleware import lenient_json
 from toolcall_middleware.fronts.core.plumbing import LARGE_STRING
+from toolcall_middleware.handoff import Handed
 
 #: Past the size where a front encodes with the standard library (which escapes non-ASCII).
 HUGE = "é\u2028" * (LARGE_STRING // 2 + 5)
@@ -235,3 +237,61 @@ def upstream_bodies(draw: st.DrawFn) -> list[bytes]:
     whole = b"".join(body)
     cuts = sorted(set(draw(st.lists(st.integers(0, len(whole)), max_size=10))))
     return [whole[a:b] for a, b in itertools.pairwise([0, *cuts, len(whole)])]
+
+
+#: How ``ChunkTemplate.text`` names the text fields of a delta that holds one text.
+TEXT_FIELDS = {
+    ("content",),
+    ("reasoning",),
+    ("reasoning_content",),
+    ("reasoning", "reasoning_content"),
+    ("reasoning_content", "reasoning"),
+}
+
+
+def handed_of(body: bytes) -> Handed | None:
+    """What a chat path may hand of this event under the handoff rule, if anything."""
+    if (
+        not body.startswith(b"data: {")
+        or body.count(b"\n") != 2
+        or b"\r" in body
+        or not body.endswith(b"\n\n")
+    ):
+        return None
+    try:
+        chunk = orjson.loads(body[6:-2])
+    except orjson.JSONDecodeError:
+        return None
+    try:
+        (choice,) = chunk["choices"]  # one choice, of a chunk without usage, not finished
+        if "usage" in chunk or choice.get("finish_reason") is not None:
+            return None
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return None
+    index, delta = choice.get("index", 0), choice.get("delta")
+    if type(index) is not int or type(delta) is not dict:
+        return None
+    fields, values = tuple(delta), list(delta.values())
+    if fields in TEXT_FIELDS and type(values[0]) is str and values.count(values[0]) == len(values):
+        return index, fields, values[0]
+    return index, None, delta
+
+
+def handed_as_the_chat_path_hands(body: bytes) -> Handed | None:
+    """``handed_of``, with one piece of a call's arguments handed as the chat path hands it:
+    ``(index, call index, fragment)``."""
+    handed = handed_of(body)
+    if handed is None or handed[1] is not None:
+        return handed
+    index, _, delta = handed
+    entries = delta.get("tool_calls")
+    if len(delta) != 1 or type(entries) is not list or len(entries) != 1:
+        return handed
+    (entry,) = entries
+    if type(entry) is not dict or sorted(entry) != ["function", "index"]:
+        return handed
+    call, function = entry["index"], entry["function"]
+    if type(call) is not int or type(function) is not dict or list(function) != ["arguments"]:
+        return handed
+    fragment = function["arguments"]
+    return (index, call, fragment) if type(fragment) is str else handed

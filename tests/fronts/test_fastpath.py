@@ -25,17 +25,18 @@ from toolcall_middleware import (
     GeminiMiddleware,
     ResponsesMiddleware,
     ToolCallMiddleware,
+    handoff,
 )
 from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 from toolcall_middleware.fronts.anthropic.middleware import AnthropicStream
 from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
 from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
 from toolcall_middleware.fronts.core import fastpath
-from toolcall_middleware.fronts.core.fastpath import EventTemplate
 from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
-from toolcall_middleware.fronts.core.plumbing import named_events
+from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
+from toolcall_middleware.fronts.core.templates import EventTemplate
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream
@@ -45,7 +46,7 @@ from toolcall_middleware.fronts.responses.request import RequestOptions
 from toolcall_middleware.fronts.responses.request import translate_request as responses_request
 
 from .asgi import call
-from .hostile import upstream_bodies
+from .hostile import handed_as_the_chat_path_hands, upstream_bodies
 
 LOGS = Path(__file__).resolve().parents[2] / "sse_logs"
 
@@ -119,7 +120,10 @@ FRONTS: dict[str, Callable[[], Any]] = {
 }
 
 
-def sse_app(pieces: list[bytes]) -> ASGIApp:
+def sse_app(pieces: list[bytes], hand: bool = False) -> ASGIApp:
+    """An upstream that sends these pieces of body; ``hand``: with what a chat path in the
+    same process hands of each (``handoff.py``)."""
+
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await send(
             {
@@ -129,7 +133,11 @@ def sse_app(pieces: list[bytes]) -> ASGIApp:
             }
         )
         for piece in pieces:
-            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            message = {"type": "http.response.body", "body": piece, "more_body": True}
+            handed = handed_as_the_chat_path_hands(piece) if hand else None
+            if handed is not None:
+                message[handoff.KEY] = handed
+            await send(message)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
@@ -140,8 +148,9 @@ async def _never() -> Message:
     raise AssertionError
 
 
-def respond(front: str, pieces: list[bytes], fast: bool) -> bytes:
-    """What the front sends its client for this upstream body, the fast path on or off."""
+def respond(front: str, pieces: list[bytes], fast: bool, hand: bool = False) -> bytes:
+    """What the front sends its client for this upstream body, the fast path on or off
+    (``hand``: see ``sse_app``)."""
     sent: list[bytes] = []
 
     async def send(message: Message) -> None:
@@ -151,7 +160,7 @@ def respond(front: str, pieces: list[bytes], fast: bool) -> bytes:
         stream = FRONTS[front]()
         assert (stream.fast_event is not None) is fast
         responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
-        await responder.run(sse_app(pieces), {"type": "http"}, _never)
+        await responder.run(sse_app(pieces, hand), {"type": "http"}, _never)
 
     with deterministic(), mock.patch.object(fastpath, "enabled", fast):
         anyio.run(main)
@@ -165,6 +174,62 @@ def test_the_fast_path_sends_exactly_what_the_general_path_sends(
     front: str, pieces: list[bytes]
 ) -> None:
     assert respond(front, pieces, fast=True) == respond(front, pieces, fast=False)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=upstream_bodies())
+def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
+    front: str, pieces: list[bytes]
+) -> None:
+    # As a chat path in the same process hands them: texts, and pieces of a call's arguments
+    # as their call index and text.
+    assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
+
+
+KEEPALIVE = b": keepalive\n\n"
+
+
+def test_a_keep_alive_being_sent_holds_the_fast_paths_writes() -> None:
+    # One write at a time: an event that comes while a keep-alive is being written waits
+    # for it, then goes out whole, on the fast path or not.
+    pieces = [event({"content": f" w{i}"}) for i in range(40)]
+    pieces += [event({}, "stop"), b"data: [DONE]\n\n"]
+    sent: list[bytes] = []
+    overlaps = 0
+    writing = False
+
+    async def send(message: Message) -> None:
+        nonlocal writing, overlaps
+        overlaps += writing
+        writing = True
+        body = message.get("body", b"")
+        sent.append(body)
+        if body == KEEPALIVE:
+            await anyio.sleep(0.03)  # a slow write
+        writing = False
+
+    async def upstream(scope: Scope, receive: Receive, send: Send) -> None:
+        start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
+        await send(start)
+        for i, piece in enumerate(pieces):
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            if i % 10 == 9:
+                await anyio.sleep(0.02)  # quiet long enough for a keep-alive
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def main() -> None:
+        stream = FRONTS["responses"]()
+        assert stream.fast_event is not None
+        responder = FrontResponder(send, stream, keepalive=KEEPALIVE, keepalive_interval=0.01)
+        await responder.run(upstream, {"type": "http"}, _never)
+
+    with deterministic():
+        anyio.run(main)
+    assert overlaps == 0
+    assert sent.count(KEEPALIVE) >= 2
+    events = b"".join(body for body in sent if body != KEEPALIVE)
+    assert events == respond("responses", pieces, fast=False)
 
 
 # --- through the chat path, on the recordings ------------------------------------------------
@@ -269,6 +334,16 @@ def call_stream(index: int, pieces: list[bytes]) -> list[bytes]:
         event({}, "tool_calls"),
         b"data: [DONE]\n\n",
     ]
+
+
+@pytest.mark.parametrize("size", [1, 9, 41])
+def test_handed_pieces_past_the_limits_take_the_general_path(size: int) -> None:
+    # The "-small" fronts cap arguments and the whole answer at 40 characters: handed pieces
+    # count toward both exactly as decoded ones do.
+    piece = event({"tool_calls": [{"index": 0, "function": {"arguments": "x" * size}}]})
+    pieces = call_stream(0, [piece] * (80 // size + 2))
+    for front in FRONTS:
+        assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
 
 
 @pytest.mark.parametrize("index", [0, 7, 600])

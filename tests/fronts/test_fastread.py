@@ -14,47 +14,9 @@ from hypothesis import HealthCheck, given, settings
 
 from toolcall_middleware.fronts.core import CallArgs, ChatReader, Event, ReasoningDelta, TextDelta
 from toolcall_middleware.fronts.core.fastpath import ARGUMENTS, CONTENT, NOTHING, REASONING
-from toolcall_middleware.handoff import Handed
 from toolcall_middleware.sse import SSEDecoder
 
-from .hostile import event_lists
-
-#: How ``ChunkTemplate.text`` names the text fields of a delta that holds one text.
-TEXT_FIELDS = {
-    ("content",),
-    ("reasoning",),
-    ("reasoning_content",),
-    ("reasoning", "reasoning_content"),
-    ("reasoning_content", "reasoning"),
-}
-
-
-def handed_of(body: bytes) -> Handed | None:
-    """What a chat path may hand of this event under the handoff rule, if anything."""
-    if (
-        not body.startswith(b"data: {")
-        or body.count(b"\n") != 2
-        or b"\r" in body
-        or not body.endswith(b"\n\n")
-    ):
-        return None
-    try:
-        chunk = orjson.loads(body[6:-2])
-    except orjson.JSONDecodeError:
-        return None
-    try:
-        (choice,) = chunk["choices"]  # one choice, of a chunk without usage, not finished
-        if "usage" in chunk or choice.get("finish_reason") is not None:
-            return None
-    except (TypeError, KeyError, ValueError, AttributeError):
-        return None
-    index, delta = choice.get("index", 0), choice.get("delta")
-    if type(index) is not int or type(delta) is not dict:
-        return None
-    fields, values = tuple(delta), list(delta.values())
-    if fields in TEXT_FIELDS and type(values[0]) is str and values.count(values[0]) == len(values):
-        return index, fields, values[0]
-    return index, None, delta
+from .hostile import event_lists, handed_of
 
 
 def read(bodies: list[bytes], way: str, **limits: Any) -> tuple[list[Any], Any]:

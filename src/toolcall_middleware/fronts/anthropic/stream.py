@@ -22,11 +22,12 @@ import orjson
 
 from .. import core
 from ..core import ids
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
+from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
 from ..core.numbers import count
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.templates import EventTemplate
 from . import thinking
 from .errors import AnthropicError, from_failure
 

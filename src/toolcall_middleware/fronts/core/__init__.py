@@ -35,10 +35,11 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure
-from .fastpath import EventTemplate, core_event, fast_events
+from .fastpath import core_event, fast_events
 from .frontstream import EventStream, Translator
 from .reader import ChatReader, decode_chunk
 from .responder import FrontResponder, FrontStream
+from .templates import EventTemplate
 
 __all__ = [
     "CallArgs",

@@ -9,8 +9,8 @@ again costs several times what the text itself does. So, for those events only:
   stream's chunk template (``chunk_template.ChunkTemplate``, the one the chat path uses), without
   decoding the rest of the chunk;
 - ``Translator.fast_delta`` (a front's one hook) gives the bytes of its own event for that
-  text, rendered from an ``EventTemplate``: bytes learnt once per item or block, where only a
-  number (a sequence number) and the JSON-escaped text vary.
+  text, rendered from an ``EventTemplate`` (``templates.py``): bytes learnt once per item or
+  block, where only a number (a sequence number) and the JSON-escaped text vary.
 
 **The rule: every fast path yields exactly the bytes the general path would, or declines.**
 Declining changes nothing, and the general path then runs as if the fast path did not exist.
@@ -19,7 +19,7 @@ Declining changes nothing, and the general path then runs as if the fast path di
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
@@ -35,16 +35,10 @@ from .events import CallArgs, Event, ReasoningDelta, TextDelta
 #: call), or ``NOTHING`` when it reads none.
 REASONING, CONTENT, ARGUMENTS, NOTHING = 0, 1, 2, 3
 
-WireEvent = tuple[str, dict[str, Any]]
-#: How a stream encodes a list of wire events (``EventStream.encode``).
-Encoder = Callable[[Iterable[WireEvent]], bytes]
-#: A front's own builder of one wire event's data from a number and a text.
-Maker = Callable[[int, str], dict[str, Any]]
 #: A front's fast path for one whole SSE event, given what the chat path handed of it.
 FastEvent = Callable[[bytes, Handed | None], bytes | None]
 
-_dumps, _loads, _JSONDecodeError = orjson.dumps, orjson.loads, orjson.JSONDecodeError
-_join = b"".join
+_loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
 _NOTHING_READ = (NOTHING, "")
 #: Delta members after ``"reasoning":`` when the same text is in both reasoning fields.
 _THEN_REASONING_CONTENT = b',"reasoning_content":'
@@ -54,12 +48,6 @@ _ARGS_TAIL = b"}}]"
 #: Call indexes as JSON writes them (no sign, no leading zero, no exponent), the first few
 #: hundred looked up rather than parsed.
 _INDEXES = {b"%d" % i: i for i in range(512)}
-# Values no real event holds: where they land in a sample event is where the slots are.
-_NUMBER = 7_340_182_906_551_270_139
-_TEXT = "\ue000fast path\ue001"
-_CHECK_NUMBER, _CHECK_TEXT = 12, 'a"\\\u2028\x00é'
-# The sample values as they are written in the sample event.
-_NUMBER_DIGITS, _TEXT_JSON = b"%d" % _NUMBER, _dumps(_TEXT)
 
 
 class _OpenCall(Protocol):
@@ -282,35 +270,81 @@ def fast_events(
     if not enabled:
         return None
     read, read_handed = reader.read_fast, reader.read_handed
+    open_arguments = reader._native.open_arguments
 
     def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
         if front.done:
             return None
-        if handed is not None and type(handed[1]) is tuple and not handed[0]:
-            # One text, as the chat path hands nearly every event: ``read_handed`` and
-            # ``_text``, inline.
-            text = handed[2]
-            size = reader._answer_size + len(text)
-            if (
-                not text
-                or reader.done
-                or not reader._calls_closed
-                or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
-            ):
-                return None
-            reader._answer_size = size
-            kind = CONTENT if handed[1][0] == "content" else REASONING
+        if handed is None:
+            found = read(event)
         else:
-            found = read(event) if handed is None else read_handed(handed)
-            if found is None:
-                return None
-            kind, text = found
-            if kind == NOTHING:
-                return b""
+            index, fields, text = handed
+            if index:
+                return None  # (another choice: ``read_handed`` declines it)
+            if type(fields) is tuple:
+                # One text, as the chat path hands most events: ``read_handed`` and
+                # ``_text``, inline.
+                size = reader._answer_size + len(text)
+                if (
+                    not text
+                    or reader.done
+                    or not reader._calls_closed
+                    or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
+                ):
+                    return None
+                reader._answer_size = size
+                kind = CONTENT if fields[0] == "content" else REASONING
+                data = fast_delta(kind, text)
+                return general(kind, text) if data is None else data
+            if type(fields) is int:
+                # One piece of a call's arguments, as the chat path hands most of a call's
+                # events: ``read_handed`` and ``_arguments``, inline.
+                call = reader._open
+                size = len(text)
+                answer = reader._answer_size + size
+                if (
+                    call is None
+                    or reader.done
+                    or not size
+                    or call.size + size > reader.max_arguments_bytes
+                    or (reader.max_answer_bytes is not None and answer > reader.max_answer_bytes)
+                ):
+                    return None
+                piece = open_arguments(fields, text)
+                if piece is None:
+                    return None
+                if piece < 0:
+                    return b""
+                call.size += size
+                reader._answer_size = answer
+                call.parts.append(text)
+                data = fast_delta(ARGUMENTS, text)
+                return general(ARGUMENTS, text) if data is None else data
+            found = read_handed(handed)
+        if found is None:
+            return None
+        kind, text = found
+        if kind == NOTHING:
+            return b""
         data = fast_delta(kind, text)
         return general(kind, text) if data is None else data
 
     return fast_event
+
+
+def handed_chunk(handed: Handed) -> dict[str, Any]:
+    """The chunk the chat path handed a reading of (``handoff.py``), as a front reads a chunk
+    (``FrontStream.chunk``): its one choice, of its index, with that choice's delta, and no
+    finish reason or usage. (A handed delta object is the chat path's own: the reader takes
+    strings and numbers from it at once and keeps no part of it.)"""
+    index, fields, payload = handed
+    if type(fields) is tuple:
+        delta: dict[str, Any] = dict.fromkeys(fields, payload)
+    elif fields is None:
+        delta = payload
+    else:
+        delta = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
+    return {"choices": [{"index": index, "delta": delta}]}
 
 
 def core_event(reader: FastChunkReading, kind: int, text: str) -> Event:
@@ -340,114 +374,3 @@ def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
     if type(index) is not int or index != 0 or type(delta) is not dict or not delta:
         return None
     return delta
-
-
-class EventTemplate:
-    """The bytes a stream sends for one kind of wire event whose data differ from one event
-    to the next only in one integer (optional: ``numbered``) and one string.
-
-    ``render(number, text)`` (or ``render_text(text)``) is ``encode([(kind, make(number,
-    text))])``, byte for byte, for every number and text: ``build`` proves it on the event's
-    own builder, or gives no template.
-    """
-
-    __slots__ = ("head", "middle", "tail")
-
-    def __init__(self, head: bytes, middle: bytes, tail: bytes) -> None:
-        self.head = head
-        self.middle = middle
-        self.tail = tail
-
-    @classmethod
-    def build(
-        cls,
-        encode: Encoder,
-        kind: str,
-        make: Maker,
-        *,
-        numbered: bool = True,
-        check: bool = True,
-    ) -> EventTemplate | None:
-        """The template of ``kind`` events whose data ``make(number, text)`` builds (the same
-        function the general path builds them with), or ``None`` unless ``make`` puts the
-        number (if ``numbered``) and then the text in the event as they are, once each, and
-        nothing made from them (``check``: proved on a second sample, which costs as much
-        again; a caller may prove it once for events that ``make`` builds alike)."""
-        sample = encode([(kind, make(_NUMBER, _TEXT))])
-        if sample.count(_TEXT_JSON) != 1:
-            return None
-        before, _, tail = sample.partition(_TEXT_JSON)
-        if numbered:
-            if before.count(_NUMBER_DIGITS) != 1:
-                return None
-            head, _, middle = before.partition(_NUMBER_DIGITS)
-            template = cls(head, middle, tail)
-        else:
-            template = cls(before, b"", tail)
-        # Nothing else in the event may depend on the number or the text (a length, say).
-        if check and template._render(numbered, _CHECK_NUMBER, _CHECK_TEXT) != encode(
-            [(kind, make(_CHECK_NUMBER, _CHECK_TEXT))]
-        ):
-            return None
-        return template
-
-    def render(self, number: int, text: str) -> bytes:
-        return _join((self.head, b"%d" % number, self.middle, _dumps(text), self.tail))
-
-    def render_text(self, text: str) -> bytes:
-        """For a template built with ``numbered=False``."""
-        return _join((self.head, _dumps(text), self.tail))
-
-    def _render(self, numbered: bool, number: int, text: str) -> bytes:
-        return self.render(number, text) if numbered else self.render_text(text)
-
-
-#: An item id and index no real item has (see ``ItemSlots``).
-ITEM_ID, ITEM_INDEX = "\ue002item\ue003", 5_281_960_337_104_729_613
-_ITEM_ID_JSON, _ITEM_INDEX_DIGITS = _dumps(ITEM_ID), b"%d" % ITEM_INDEX
-
-
-class ItemSlots:
-    """The templates of one kind of delta event for every item of a stream (each block, each
-    output item), made from one: when the events of two items differ only in the item's id
-    and index, the template made for a sample item with ``ITEM_ID`` and ``ITEM_INDEX`` holds
-    both in its middle, and ``of`` puts in another item's. ``Translator.item_template`` proves
-    it on the first real item against a template made the usual way."""
-
-    __slots__ = ("after", "before", "between", "head", "tail")
-
-    def __init__(
-        self, head: bytes, before: bytes, between: bytes, after: bytes, tail: bytes
-    ) -> None:
-        self.head, self.before, self.between, self.after, self.tail = (
-            head,
-            before,
-            between,
-            after,
-            tail,
-        )
-
-    @classmethod
-    def split(cls, sample: EventTemplate) -> ItemSlots | None:
-        """The slots of a template made for the sample item, or ``None``: its middle does not
-        hold the sample's id and then its index, once each and nowhere else."""
-        head, middle, tail = sample.head, sample.middle, sample.tail
-        for value in (_ITEM_ID_JSON, _ITEM_INDEX_DIGITS):
-            if middle.count(value) != 1 or value in head or value in tail:
-                return None
-        before, _, rest = middle.partition(_ITEM_ID_JSON)
-        between, found, after = rest.partition(_ITEM_INDEX_DIGITS)
-        return cls(head, before, between, after, tail) if found else None
-
-    def of(self, item_id: str, index: int) -> EventTemplate | None:
-        """The template for this item (an id of ASCII letters, digits and ``_`` only, which
-        every encoder writes as it is), or ``None``."""
-        if not (item_id.isascii() and item_id.replace("_", "").isalnum()):
-            return None
-        return EventTemplate(
-            self.head,
-            _join(
-                (self.before, b'"', item_id.encode(), b'"', self.between, b"%d" % index, self.after)
-            ),
-            self.tail,
-        )

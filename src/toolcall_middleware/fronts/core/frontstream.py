@@ -18,19 +18,11 @@ import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import (
-    ITEM_ID,
-    ITEM_INDEX,
-    Encoder,
-    EventTemplate,
-    FastEvent,
-    ItemSlots,
-    Maker,
-    core_event,
-    fast_events,
-)
+from .fastpath import FastEvent, core_event, fast_events
 from .plumbing import Reply, event_head, named_events
 from .reader import ChatReader
+from .rendered import RENDERED
+from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
 
 WireEvent = tuple[str, dict[str, Any]]
 
@@ -67,6 +59,9 @@ class Translator:
     #: How the stream encodes this translator's events (``EventStream`` sets it), so event
     #: templates are made with the very encoder the general path uses.
     encoder: Encoder = staticmethod(named_events)
+    #: The stream takes the fast path (it streams, the fast path is on): the translator may
+    #: also write the events that open and close items from templates (``rendered.py``).
+    renders = False
     #: ``template``'s ``(kind, alike, numbered)`` keys proved so far in this stream.
     _proved_templates: frozenset[tuple[str, Hashable, bool]] = frozenset()
 
@@ -150,6 +145,7 @@ class EventStream:
         self.stream = stream
         #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
         self.fast_event = self._fast_events() if stream else None
+        translator.renders = self.fast_event is not None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
 
@@ -194,7 +190,8 @@ class EventStream:
             return self.encode(events, large=True)
         if len(events) == 1 and self.encode is EventStream.encode:  # most chunks: one event
             kind, data = events[0]
-            return event_head(kind) + orjson.dumps(data) + b"\n\n"
+            if kind is not RENDERED:
+                return event_head(kind) + orjson.dumps(data) + b"\n\n"
         return self.encode(events)
 
     # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------

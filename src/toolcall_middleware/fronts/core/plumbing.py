@@ -18,6 +18,7 @@ from ...asgi import Receive, Scope, Send
 from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
+from .rendered import RENDERED
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -163,12 +164,16 @@ _EVENT_HEADS: dict[str, bytes] = {}
 
 def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> bytes:
     """``(type, data)`` pairs as SSE events with an ``event:`` line (Anthropic, Responses):
-    ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline).
-    ``large``: see ``dumps``."""
+    ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline), and
+    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``."""
     parts: list[bytes] = []  # one join, no copy per event: an event may hold a whole answer's text
     dump = _dumps_large if large else orjson.dumps
     heads = _EVENT_HEADS
     for kind, data in events:
+        if kind is RENDERED:  # events written already, unless they must be written large
+            written, make, values = data
+            parts.append(named_events(make(*values), large=True) if large else written)
+            continue
         parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
     return b"".join(parts)
 

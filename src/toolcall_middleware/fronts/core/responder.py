@@ -23,7 +23,7 @@ from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...handoff import KEY as HANDED
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
-from .fastpath import FastEvent
+from .fastpath import FastEvent, handed_chunk
 from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
 from .reader import decode_chunk
 
@@ -48,7 +48,9 @@ class FrontStream(Protocol):
         """The first bytes of the stream, once the upstream answered 2xx."""
 
     def chunk(self, chunk: Mapping[str, Any]) -> bytes:
-        """One upstream ``chat.completion.chunk``."""
+        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
+        process handed a reading of it, only what a front reads of such a chunk (its one
+        choice and delta, ``fastpath.handed_chunk``)."""
 
     def completion(self, completion: Mapping[str, Any]) -> bytes:
         """A whole upstream ``chat.completion``."""
@@ -99,6 +101,8 @@ class FrontResponder:
         # The fast path's hooks (``EventStream``'s), when the front has them.
         self._fast_event: FastEvent | None = getattr(front, "fast_event", None)
         self._learn = getattr(front, "learn", None) if self._fast_event is not None else None
+        #: ``_fast_event`` while the hot path may take it (``_arm``), else None.
+        self._hot: FastEvent | None = None
 
     async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         if self._fast_event is not None:  # a chat path in this process may hand its readings
@@ -129,50 +133,79 @@ class FrontResponder:
     # --- the wrapped app's side -------------------------------------------------------------
 
     async def upstream_send(self, message: Message) -> None:
-        if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
-            # The hot path: one whole ``data: {...}`` event per body message, as servers (and
-            # the chat path under a front) send them, with nothing held in the decoder. Such a
-            # message is exactly one event whatever the stream's line endings: no decoder.
+        hot = self._hot
+        if hot is not None and message.get("more_body"):
+            # The hot path: the usual event, one whole ``data: {...}`` event per body message
+            # as servers (and the chat path under a front) send them, read and written by the
+            # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``).
             body = message["body"]
-            fast = self._fast_event
-            # The usual event, undecoded (never the last one); else decoded, as the decoder
-            # would read it.
-            data = None if fast is None else fast(body, message.get(HANDED))
-            front = None  # (the fast path never ends the stream)
+            data = hot(body, message.get(HANDED))
             if data is None:
-                if (
-                    body[:7] != b"data: {"
-                    or body.find(b"\n") != len(body) - 2
-                    or body[-1:] != b"\n"
-                    or b"\r" in body
-                ):
-                    await self._read(message)
-                    return
-                chunk = decode_chunk(body[6:-2])
-                if type(chunk) is not dict:
-                    return
-                if self._learn is not None:
-                    self._learn(body[6:-2], chunk)
-                front = self.front
-                data = front.chunk(chunk)
-            if data and self.streaming:  # ``_write_more``, inline: once per event
-                if self.client_gone:
-                    raise OSError("client disconnected")
-                if self.ping is not None:
-                    await self.ping.wait()
+                await self._one_event(body, message)
+            elif data:  # ``_write_more``, inline: once per event
                 try:
                     await self.client_send(
                         {"type": "http.response.body", "body": data, "more_body": True}
                     )
                 except Exception:
-                    self.client_gone = True
+                    self._client_lost()
                     raise
                 if self.keepalive is not None:
                     self.last_write = time.monotonic()
-            if front is not None and front.done:
-                await self._done()
+            return
+        if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
+            await self._one_event(message["body"], message)
             return
         await self._read(message)
+
+    async def _one_event(self, body: bytes, message: Message) -> None:
+        """A body message of an SSE stream with nothing held in the decoder, not taken by the
+        fast path: if it is one whole ``data: {...}`` event, then it is exactly that event
+        whatever the stream's line endings, decoded here as the decoder would read it; else
+        the decoder reads it; or, as the chat path handed it, not decoded at all."""
+        handed = message.get(HANDED)
+        if handed is not None:
+            front = self.front
+            await self._body(front.chunk(handed_chunk(handed)))
+            if front.done:
+                await self._done()
+            return
+        if (
+            body[:7] != b"data: {"
+            or body.find(b"\n") != len(body) - 2
+            or body[-1:] != b"\n"
+            or b"\r" in body
+        ):
+            await self._read(message)
+            return
+        chunk = decode_chunk(body[6:-2])
+        if type(chunk) is not dict:
+            return
+        if self._learn is not None:
+            self._learn(body[6:-2], chunk)
+        front = self.front
+        await self._body(front.chunk(chunk))
+        if front.done:
+            await self._done()
+
+    def _arm(self) -> None:
+        """Set ``_hot``, the fast path's hook, while a body message may take the hot path with
+        nothing else to check: the upstream streams SSE and the decoder holds nothing, the
+        client has the stream's head and is still there, and no keep-alive is being sent.
+        Called wherever one of these may change."""
+        self._hot = (
+            self._fast_event
+            if self.state == "sse"
+            and self.streaming
+            and not self.client_gone
+            and self.ping is None
+            and not self.decoder.buffered
+            else None
+        )
+
+    def _client_lost(self) -> None:
+        self.client_gone = True
+        self._hot = None
 
     async def _read(self, message: Message) -> None:
         """Any message but the hot path's."""
@@ -194,6 +227,7 @@ class FrontResponder:
                 self._hold(body[: ERROR_BODY_LIMIT - self.size])
             if not message.get("more_body", False):
                 await self._end_of_body()
+        self._arm()
 
     def _hold(self, body: bytes) -> None:
         if body:
@@ -322,7 +356,7 @@ class FrontResponder:
         try:
             await self.client_send({"type": "http.response.body", "body": data, "more_body": True})
         except Exception:
-            self.client_gone = True
+            self._client_lost()
             raise
         if self.keepalive is not None:
             self.last_write = time.monotonic()
@@ -331,6 +365,7 @@ class FrontResponder:
         if self.state == "done":
             return
         self.state = "done"
+        self._hot = None
         if self.streaming:
             await self._write({"type": "http.response.body", "body": b"", "more_body": False})
         else:
@@ -338,6 +373,7 @@ class FrontResponder:
 
     async def _reply(self, reply: Reply) -> None:
         self.state = "done"
+        self._hot = None
         await send_reply(self._write, reply)
 
     async def _write(self, message: Message) -> None:
@@ -349,7 +385,7 @@ class FrontResponder:
         try:
             await self.client_send(message)
         except Exception:
-            self.client_gone = True
+            self._client_lost()
             raise
         self.last_write = time.monotonic()
         if message["type"] == "http.response.body" and not message.get("more_body", False):
@@ -360,14 +396,16 @@ class FrontResponder:
         if self.finished or self.front.done or self.client_gone:
             return
         self.ping = anyio.Event()
+        self._hot = None
         try:
             await self.client_send(message)
         except Exception:
-            self.client_gone = True
+            self._client_lost()
             raise
         finally:
             self.ping.set()
             self.ping = None
+            self._arm()
         self.last_write = time.monotonic()
 
     async def _keep_alive(self, scope: anyio.CancelScope) -> None:

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from ..core.rendered import RENDERED, learnt
+from ..core.templates import Encoder
 from .request import encode_reasoning
 
 Event = tuple[str, dict[str, Any]]
 
+_dumps = orjson.dumps
 
-def opened(
-    kind: str, item_id: str, index: int, seq: int, reasoning_as: str
-) -> tuple[dict[str, Any], list[Event]]:
-    """The item's shell (in progress, no text yet) and the events that open it."""
-    shell: dict[str, Any]
+
+def shell(kind: str, item_id: str) -> dict[str, Any]:
+    """The item in progress, no text yet."""
     if kind == "reasoning":
-        shell = {
+        return {
             "type": "reasoning",
             "id": item_id,
             "summary": [],
@@ -28,6 +31,21 @@ def opened(
             "encrypted_content": None,
             "status": "in_progress",
         }
+    return {
+        "type": "message",
+        "id": item_id,
+        "role": "assistant",
+        "status": "in_progress",
+        "content": [],
+    }
+
+
+def opened(
+    kind: str, item_id: str, index: int, seq: int, reasoning_as: str
+) -> tuple[dict[str, Any], list[Event]]:
+    """The item's shell (in progress, no text yet) and the events that open it."""
+    item = shell(kind, item_id)
+    if kind == "reasoning":
         part_kind = "response.content_part.added"
         part: dict[str, Any] = {
             "type": part_kind,
@@ -48,13 +66,6 @@ def opened(
                 "part": {"type": "summary_text", "text": ""},
             }
     else:
-        shell = {
-            "type": "message",
-            "id": item_id,
-            "role": "assistant",
-            "status": "in_progress",
-            "content": [],
-        }
         part_kind = "response.content_part.added"
         part = {
             "type": part_kind,
@@ -68,54 +79,68 @@ def opened(
         "type": "response.output_item.added",
         "sequence_number": seq,
         "output_index": index,
-        "item": shell,
+        "item": item,
     }
-    return shell, [("response.output_item.added", added), (part_kind, part)]
+    return item, [("response.output_item.added", added), (part_kind, part)]
+
+
+def whole(kind: str, item_id: str, text: str, reasoning_as: str, encrypted: bool) -> dict[str, Any]:
+    """The whole item, with its ``text``."""
+    if kind != "reasoning":
+        return {
+            "type": "message",
+            "id": item_id,
+            "role": "assistant",
+            "status": "completed",
+            "content": [content_part(kind, text)],
+        }
+    item: dict[str, Any] = {
+        "type": "reasoning",
+        "id": item_id,
+        "summary": [],
+        "content": [],
+        "encrypted_content": None,
+        "status": "completed",
+    }
+    if reasoning_as == "summary":
+        item["summary"] = [{"type": "summary_text", "text": text}]
+    else:
+        item["content"] = [{"type": "reasoning_text", "text": text}]
+    if encrypted:
+        item["encrypted_content"] = encode_reasoning(text)
+    return item
 
 
 def closed(
     kind: str, item_id: str, index: int, seq: int, text: str, reasoning_as: str, encrypted: bool
 ) -> tuple[dict[str, Any], list[Event]]:
     """The whole item, with its ``text``, and the events that close it."""
-    whole: dict[str, Any]
-    if kind == "reasoning":
-        whole = {
-            "type": "reasoning",
-            "id": item_id,
-            "summary": [],
-            "content": [],
-            "encrypted_content": None,
-            "status": "completed",
+    item = whole(kind, item_id, text, reasoning_as, encrypted)
+    text_done: dict[str, Any]
+    if kind == "reasoning" and reasoning_as == "summary":
+        text_kind, part_kind = (
+            "response.reasoning_summary_text.done",
+            "response.reasoning_summary_part.done",
+        )
+        text_done = {
+            "type": text_kind,
+            "sequence_number": seq,
+            "item_id": item_id,
+            "output_index": index,
+            "summary_index": 0,
+            "text": text,
         }
-        if reasoning_as == "summary":
-            part = {"type": "summary_text", "text": text}
-            text_kind, part_kind = (
-                "response.reasoning_summary_text.done",
-                "response.reasoning_summary_part.done",
-            )
-            text_done: dict[str, Any] = {
-                "type": text_kind,
-                "sequence_number": seq,
-                "item_id": item_id,
-                "output_index": index,
-                "summary_index": 0,
-                "text": text,
-            }
-            part_done: dict[str, Any] = {
-                "type": part_kind,
-                "sequence_number": seq + 1,
-                "item_id": item_id,
-                "output_index": index,
-                "summary_index": 0,
-                "part": part,
-            }
-            whole["summary"] = [part]
-        else:
-            part = {"type": "reasoning_text", "text": text}
-            text_kind, part_kind = (
-                "response.reasoning_text.done",
-                "response.content_part.done",
-            )
+        part_done = {
+            "type": part_kind,
+            "sequence_number": seq + 1,
+            "item_id": item_id,
+            "output_index": index,
+            "summary_index": 0,
+            "part": item["summary"][0],
+        }
+    else:
+        if kind == "reasoning":
+            text_kind = "response.reasoning_text.done"
             text_done = {
                 "type": text_kind,
                 "sequence_number": seq,
@@ -124,20 +149,7 @@ def closed(
                 "content_index": 0,
                 "text": text,
             }
-            part_done = {
-                "type": part_kind,
-                "sequence_number": seq + 1,
-                "item_id": item_id,
-                "output_index": index,
-                "content_index": 0,
-                "part": part,
-            }
-            whole["content"] = [part]
-        if encrypted:
-            whole["encrypted_content"] = encode_reasoning(text)
-    else:
-        part = content_part(kind, text)
-        if kind == "refusal":
+        elif kind == "refusal":
             text_kind = "response.refusal.done"
             text_done = {
                 "type": text_kind,
@@ -165,28 +177,144 @@ def closed(
             "item_id": item_id,
             "output_index": index,
             "content_index": 0,
-            "part": part,
+            "part": item["content"][0],
         }
-        whole = {
-            "type": "message",
+    return item, [(text_kind, text_done), (part_kind, part_done), item_done(seq + 2, index, item)]
+
+
+def opening(kind: str, reasoning_as: str, item_id: str, index: int, seq: int) -> list[Event]:
+    """``opened``'s events, the fixed arguments first (the builder of their template)."""
+    return opened(kind, item_id, index, seq, reasoning_as)[1]
+
+
+def closing(
+    kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
+) -> list[Event]:
+    """``closed``'s events for an item without encrypted reasoning, the fixed arguments first
+    (the builder of their template)."""
+    return closed(kind, item_id, index, seq, text, reasoning_as, False)[1]
+
+
+# The values ``opening`` and ``closing`` take after their fixed arguments (their slots), and
+# where their events hold them, in order (``rendered.SlotTemplate``).
+_ID, _INDEX, _SEQ, _TEXT = 0, 1, 2, 3
+_OPENING_SLOTS = (str, int, int)
+_OPENING_PLAN = ((_SEQ, 0), (_INDEX, 0), (_ID, None), (_SEQ, 1), (_ID, None), (_INDEX, 0))
+_CLOSING_SLOTS = (str, int, int, str)
+_CLOSING_PLAN = (
+    *((_SEQ, 0), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the text's "done"
+    *((_SEQ, 1), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the content part's
+    *((_SEQ, 2), (_INDEX, 0), (_ID, None), (_TEXT, None)),  # the item's
+)
+
+
+def written_opening(
+    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int
+) -> tuple[str, Any] | None:
+    """``opening``'s events, written from their template; or ``None``: none."""
+    template = learnt(encode, opening, (kind, reasoning_as), _OPENING_SLOTS, _OPENING_PLAN)
+    if template is None:
+        return None
+    id_json = _dumps(item_id)
+    data = template.pattern % (seq, index, id_json, seq + 1, id_json, index)
+    return RENDERED, (data, template.make, (item_id, index, seq))
+
+
+def written_closing(
+    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
+) -> tuple[str, Any] | None:
+    """``closing``'s events, written from their template; or ``None``: none."""
+    template = learnt(encode, closing, (kind, reasoning_as), _CLOSING_SLOTS, _CLOSING_PLAN)
+    if template is None:
+        return None
+    id_json, text_json = _dumps(item_id), _dumps(text)
+    data = template.pattern % (
+        *(seq, id_json, index, text_json),
+        *(seq + 1, id_json, index, text_json),
+        *(seq + 2, index, id_json, text_json),
+    )
+    return RENDERED, (data, template.make, (item_id, index, seq, text))
+
+
+# --- function and custom tool calls ------------------------------------------------------
+
+
+def call_item(
+    custom: bool, item_id: str, call_id: str, name: str, namespace: str | None
+) -> dict[str, Any]:
+    """A call's item, in progress, no arguments (input) yet."""
+    item: dict[str, Any]
+    if custom:
+        item = {
+            "type": "custom_tool_call",
             "id": item_id,
-            "role": "assistant",
-            "status": "completed",
-            "content": [part],
+            "call_id": call_id,
+            "name": name,
+            "input": "",
         }
-    return whole, [
-        (text_kind, text_done),
-        (part_kind, part_done),
-        (
-            "response.output_item.done",
-            {
-                "type": "response.output_item.done",
-                "sequence_number": seq + 2,
-                "output_index": index,
-                "item": whole,
-            },
-        ),
-    ]
+    else:
+        item = {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return item
+
+
+def call_added(seq: int, index: int, item: dict[str, Any]) -> Event:
+    """The event that opens a function call (its item as it is now)."""
+    return (
+        "response.output_item.added",
+        {
+            "type": "response.output_item.added",
+            "sequence_number": seq,
+            "output_index": index,
+            "item": dict(item),
+        },
+    )
+
+
+def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
+    return (
+        "response.function_call_arguments.delta",
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": seq,
+            "item_id": item_id,
+            "output_index": index,
+            "delta": fragment,
+        },
+    )
+
+
+def arguments_done(seq: int, item_id: str, index: int, arguments: str) -> Event:
+    return (
+        "response.function_call_arguments.done",
+        {
+            "type": "response.function_call_arguments.done",
+            "sequence_number": seq,
+            "item_id": item_id,
+            "output_index": index,
+            "arguments": arguments,
+        },
+    )
+
+
+def item_done(seq: int, index: int, item: dict[str, Any]) -> Event:
+    return (
+        "response.output_item.done",
+        {
+            "type": "response.output_item.done",
+            "sequence_number": seq,
+            "output_index": index,
+            "item": item,
+        },
+    )
 
 
 def content_part(kind: str, text: str) -> dict[str, Any]:

@@ -19,10 +19,11 @@ import orjson
 
 from .. import core
 from ..core.failures import UpstreamFailure
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING, EventTemplate
+from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.templates import EventTemplate
 from . import items
 from .errors import stream_error
 from .request import ResponsesRequest
@@ -140,7 +141,7 @@ class ResponseTranslator(Translator):
                     self.seq = seq + 1
                     fragment = event.fragment  # type: ignore[union-attr]
                     out.append(
-                        self._arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
+                        items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
             elif isinstance(event, core.CallStart):
                 self._call_start(event, out)
@@ -228,9 +229,18 @@ class ResponseTranslator(Translator):
         item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
         seq = self.seq
         self.seq = seq + 2
-        shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
-        out += events
-        self.output.append(shell)  # replaced by the whole item when it is done
+        rendered = None
+        if self.renders:
+            rendered = items.written_opening(
+                self.encoder, kind, self.reasoning_as, item.id, index, seq
+            )
+        if rendered is not None:
+            out.append(rendered)
+            self.output.append(items.shell(kind, item.id))
+        else:
+            shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
+            out += events
+            self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
             delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
@@ -256,15 +266,19 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 3
-        whole, events = items.closed(
+        kind, reasoning_as, encrypted = (
             item.kind,
-            item.id,
-            item.index,
-            seq,
-            text,
             self.reasoning_as,
             self.request.encrypted_reasoning,
         )
+        if self.renders and not encrypted and not self.large:
+            rendered = items.written_closing(
+                self.encoder, kind, reasoning_as, item.id, item.index, seq, text
+            )
+            if rendered is not None:
+                self.output[item.index] = items.whole(kind, item.id, text, reasoning_as, False)
+                return [rendered]
+        whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
         self.output[item.index] = whole
         return events
 
@@ -275,26 +289,8 @@ class ResponseTranslator(Translator):
         namespace, name = self.request.names.client_name(event.name)
         self.call_custom = event.name in self.request.names.custom
         index = len(self.output)
-        item: dict[str, Any]
-        if self.call_custom:
-            item = {
-                "type": "custom_tool_call",
-                "id": f"ctc_{self._hex}_{index}",
-                "call_id": event.id,
-                "name": name,
-                "input": "",
-            }
-        else:
-            item = {
-                "type": "function_call",
-                "id": f"fc_{self._hex}_{index}",
-                "call_id": event.id,
-                "name": name,
-                "arguments": "",
-                "status": "in_progress",
-            }
-        if namespace is not None:
-            item["namespace"] = namespace
+        item_id = f"{'ctc' if self.call_custom else 'fc'}_{self._hex}_{index}"
+        item = items.call_item(self.call_custom, item_id, event.id, name, namespace)
         self.call = item
         self.output.append(item)
         # None for a custom call: it takes its input whole at its end (the fast path sends
@@ -306,9 +302,9 @@ class ResponseTranslator(Translator):
             else self.item_template(
                 "response.function_call_arguments.delta",
                 lambda item_id, index: (
-                    lambda seq, fragment: self._arguments_delta(item_id, index, seq, fragment)[1]
+                    lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
                 ),
-                item["id"],
+                item_id,
                 index,
                 alike="call",
             ),
@@ -316,17 +312,7 @@ class ResponseTranslator(Translator):
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
             seq = self.seq
             self.seq = seq + 1
-            out.append(
-                (
-                    "response.output_item.added",
-                    {
-                        "type": "response.output_item.added",
-                        "sequence_number": seq,
-                        "output_index": index,
-                        "item": dict(item),
-                    },
-                )
-            )
+            out.append(items.call_added(seq, index, item))
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -349,46 +335,12 @@ class ResponseTranslator(Translator):
         else:
             seq = self.seq
             self.seq = seq + 1
-            out.append(
-                (
-                    "response.function_call_arguments.done",
-                    {
-                        "type": "response.function_call_arguments.done",
-                        "sequence_number": seq,
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "arguments": event.raw,
-                    },
-                )
-            )
+            out.append(items.arguments_done(seq, item["id"], index, event.raw))
             item["arguments"] = event.raw
             item["status"] = "completed"
         seq = self.seq
         self.seq = seq + 1
-        out.append(
-            (
-                "response.output_item.done",
-                {
-                    "type": "response.output_item.done",
-                    "sequence_number": seq,
-                    "output_index": index,
-                    "item": item,
-                },
-            )
-        )
-
-    @staticmethod
-    def _arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
-        return (
-            "response.function_call_arguments.delta",
-            {
-                "type": "response.function_call_arguments.delta",
-                "sequence_number": seq,
-                "item_id": item_id,
-                "output_index": index,
-                "delta": fragment,
-            },
-        )
+        out.append(items.item_done(seq, index, item))
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.

@@ -1,0 +1,81 @@
+"""Events written from slot templates (``fronts/core/rendered.py``): exactly the bytes encoding
+the events built the general way gives, or no template."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolcall_middleware.fronts.core.plumbing import named_events
+from toolcall_middleware.fronts.core.rendered import Plan, SlotTemplate
+from toolcall_middleware.fronts.responses import items
+
+#: Text every encoder writes (no lone surrogates: orjson refuses them).
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
+NUMBERS = st.integers(0, 1 << 62)
+
+
+def two_events(seq: int, item_id: str, text: str) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("a", {"n": seq, "id": item_id, "t": text, "percent": "100%d%%s"}),
+        ("b", {"n": seq + 1, "t": text}),
+    ]
+
+
+SLOTS = (int, str, str)
+PLAN: Plan = ((0, 0), (1, None), (2, None), (0, 1), (2, None))
+
+
+@given(seq=NUMBERS, item_id=TEXT, text=TEXT)
+def test_a_slot_template_writes_what_the_encoder_writes(seq: int, item_id: str, text: str) -> None:
+    template = SlotTemplate.build(named_events, two_events, SLOTS, PLAN)
+    assert template is not None
+    written_id, written_text = orjson.dumps(item_id), orjson.dumps(text)
+    written = template.pattern % (seq, written_id, written_text, seq + 1, written_text)
+    assert written == named_events(two_events(seq, item_id, text))
+
+
+@pytest.mark.parametrize(
+    "make, plan",
+    [
+        (two_events, ((0, 0), (2, None), (1, None), (0, 1), (2, None))),  # another order
+        (two_events, PLAN[:-1]),  # a value it writes, left out
+        (lambda n, i, t: [("a", {"n": n, "id": i, "t": t, "size": len(t)})], PLAN[:3]),
+        (lambda n, i, t: [("a", {"n": n, "id": i.upper(), "t": t})], PLAN[:3]),
+        (lambda n, i, t: [("a", {"n": n + 5, "id": i, "t": t})], PLAN[:3]),
+        (lambda n, i, t: [("a", {"n": n, "id": i, "t": t, "twice": n * 2})], PLAN[:3]),
+    ],
+)
+def test_events_not_made_of_the_values_as_planned_get_no_template(
+    make: Callable[..., list[tuple[str, dict[str, Any]]]], plan: Plan
+) -> None:
+    assert SlotTemplate.build(named_events, make, SLOTS, plan) is None
+
+
+@pytest.mark.parametrize("kind", ["reasoning", "output_text", "refusal"])
+@pytest.mark.parametrize("reasoning_as", ["content", "summary"])
+@given(index=NUMBERS, seq=NUMBERS, text=TEXT)
+def test_a_responses_item_opens_and_closes_from_templates(
+    kind: str, reasoning_as: str, index: int, seq: int, text: str
+) -> None:
+    item_id = f"msg_00ff_{index}"
+    opening = items.written_opening(named_events, kind, reasoning_as, item_id, index, seq)
+    assert opening is not None  # every item kind has them: the fast path relies on them
+    assert opening[1][0] == named_events(items.opening(kind, reasoning_as, item_id, index, seq))
+    closing = items.written_closing(named_events, kind, reasoning_as, item_id, index, seq, text)
+    assert closing is not None
+    expected = named_events(items.closing(kind, reasoning_as, item_id, index, seq, text))
+    assert closing[1][0] == expected
+    # What the encoder writes for them in any batch, and built again for a large one.
+    assert (
+        named_events([opening, closing])
+        == named_events(items.opening(kind, reasoning_as, item_id, index, seq)) + expected
+    )
+    assert named_events([closing], large=True) == named_events(
+        items.closing(kind, reasoning_as, item_id, index, seq, text), large=True
+    )
