@@ -85,14 +85,14 @@ class SSEDecoder:
             return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
         if not chunk:
             return []
-        if not held and not self._cr and chunk[-2:] == b"\n\n" and b"\r" not in chunk:
+        if not held and not self._cr and chunk[-2:] == b"\n\n" and chunk.find(b"\r") < 0:
             whole = _data_lines(chunk)  # several events in one read, each one "data:" line
             if whole is not None:
                 self._newline_known = self.at_boundary = True  # (the newline is "\n")
                 return whole
         if not self._newline_known:
             self._learn_newline(chunk, held[-1:])
-        if not self._cr and b"\r" in chunk:
+        if not self._cr and chunk.find(b"\r") >= 0:
             self._cr = True
             # From here lines are told apart one by one: find where the held one starts.
             self._line_start = held.rfind(b"\n") + 1
@@ -189,19 +189,23 @@ def _data_lines(chunk: bytes) -> list[SSEEvent] | None:
     (what the decoder's loop makes of them, without its line-by-line search); else ``None``."""
     events = []
     for line in chunk[:-2].split(b"\n\n"):
-        if line[:6] != b"data: " or b"\n" in line:
+        if line[:6] != b"data: " or line.find(b"\n") >= 0:
             return None
         events.append(SSEEvent(line + b"\n\n", line[6:], ()))
     return events
 
 
 def _is_one_data_line(raw: bytes) -> bool:
-    """``raw`` is exactly ``data: ...\\n\\n``: the shape of nearly every event."""
+    """``raw`` is exactly ``data: ...\\n\\n``: the shape of nearly every event.
+
+    (On the paths every event takes, a byte string is looked for with ``find``: ``in`` first
+    tries the needle as an integer, which raises and clears a ``TypeError`` inside CPython,
+    about twice the cost of the search itself.)"""
     return (
         raw.startswith(b"data: ")
         and raw.find(b"\n") == len(raw) - 2
         and raw.endswith(b"\n")
-        and b"\r" not in raw
+        and raw.find(b"\r") < 0
     )
 
 
