@@ -46,6 +46,11 @@ def argument_entry(index: int, fragment: str) -> Entry:
     return {"index": index, "function": {"arguments": fragment}}
 
 
+def piece_entries(index: int, fragment: str) -> list[Entry]:
+    """The entries for a piece that ``ToolCallAssembler.piece`` answered with ``index``."""
+    return [] if index < 0 else [argument_entry(index, fragment)]
+
+
 def openai_call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
@@ -183,7 +188,7 @@ class ToolCallAssembler:
 
     def arguments(self, fragment: str, key: Hashable = TEXT) -> list[Entry]:
         index = self.piece(fragment, key)
-        return [] if index < 0 else [argument_entry(index, fragment)]
+        return piece_entries(index, fragment)
 
     def piece(self, fragment: str, key: Hashable = TEXT) -> int:
         """``arguments`` without building the entry (the hot path writes it from a template):

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import orjson
 
 from ...chunk_template import ChunkTemplate
+from ...deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL
 from ...fast_path import TEMPLATE_TRIES
 from ...handoff import Handed
 from ...native_calls import NativeToolCalls
@@ -43,8 +44,7 @@ _NOTHING_READ = (NOTHING, "")
 #: Delta members after ``"reasoning":`` when the same text is in both reasoning fields.
 _THEN_REASONING_CONTENT = b',"reasoning_content":'
 #: The delta members of one piece of a call's arguments, around its index and its text.
-_ARGS_HEAD, _ARGS_MIDDLE = b'"tool_calls":[{"index":', b',"function":{"arguments":'
-_ARGS_TAIL = b"}}]"
+_ARGS_HEAD, _ARGS_MIDDLE, _ARGS_TAIL = PIECE_HEAD[1:], PIECE_MIDDLE, PIECE_TAIL[:-1]
 #: Call indexes as JSON writes them (no sign, no leading zero, no exponent), the first few
 #: hundred looked up rather than parsed.
 _INDEXES = {b"%d" % i: i for i in range(512)}

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from ...calls import IdFactory, ToolCallAssembler, argument_entry, arguments_object
+from ...calls import IdFactory, ToolCallAssembler, arguments_object, piece_entries
 from ...lenient_json import loads_well_formed
 from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
@@ -196,11 +196,7 @@ class ChatReader(FastChunkReading):
                         entry = entries[0]
                         index = self._native.continuation(entry)
                         if index is not None:
-                            piece = (
-                                []
-                                if index < 0
-                                else [argument_entry(index, entry["function"]["arguments"])]
-                            )
+                            piece = piece_entries(index, entry["function"]["arguments"])
                             try:
                                 self._entries(piece, out)
                             except LimitExceeded as exc:
