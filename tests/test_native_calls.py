@@ -303,6 +303,18 @@ def test_stream_mode_forwards_invalid_json_and_counts_it() -> None:
     assert report.fallbacks == [] and report.calls == [True, True, True]
 
 
+def test_a_caller_that_reads_the_arguments_itself_turns_the_check_off() -> None:
+    report = FakeReport()
+    calls = ToolCallAssembler(counter_ids(), report=report, check_arguments=False)
+    native = NativeToolCalls(calls, report)
+    out = native.feed([fn("w", '{"a": ', index=0, id="x")])
+    out += native.feed([fn("v", "[1]", index=1, id="y")])
+    out += native.feed([fn("m", index=2, id="z")])
+    out += native.finish() + calls.close()
+    assert client_view(out) == [("x", "w", '{"a": '), ("y", "v", "[1]"), ("z", "m", "{}")]
+    assert report.reasons == ["missing_arguments"] and report.calls == [True, True, True]
+
+
 # --- Buffered mode: whole calls at the end, arguments checked. -----------------------------
 
 

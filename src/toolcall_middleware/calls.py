@@ -137,8 +137,12 @@ class ToolCallAssembler:
         budget: Budget | None = None,
         report: Report = NULL_REPORT,
         tools: Sequence[Tool] = (),
+        check_arguments: bool = True,
     ) -> None:
-        """``tools``: the request's, against which a call that names no function is resolved."""
+        """``tools``: the request's, against which a call that names no function is resolved.
+        ``check_arguments``: in stream mode, read each call's whole arguments at its end to
+        count (``report.malformed``) those that are not a JSON object; off for a caller that
+        reads them itself and counts none of it."""
         self._new_id = new_id
         self.buffered = buffered
         self._tools = tools
@@ -146,6 +150,7 @@ class ToolCallAssembler:
         self._report = report
         # Stream mode keeps a copy of each call's arguments only to count malformed ones.
         self._counting = report is not NULL_REPORT
+        self._check_arguments = check_arguments
         #: Calls given an output index (in buffered mode: the calls ``close`` emitted).
         self.count = 0
         self._open: dict[Hashable, _Call] = {}
@@ -243,7 +248,7 @@ class ToolCallAssembler:
             self._report.malformed("missing_arguments")
         if not call.size:
             return [{"index": call.index, "function": {"arguments": "{}"}}]
-        if parts is not None:
+        if parts is not None and self._check_arguments:
             # Stream mode forwards what the model wrote; a problem is only counted.
             problem = checked_arguments("".join(parts))[1]
             if problem is not None:

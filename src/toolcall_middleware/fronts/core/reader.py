@@ -124,8 +124,12 @@ class ChatReader(FastChunkReading):
         self._generated: set[str] = set()
         self._counts = _Counts()
         self.max_arguments_bytes = max_arguments_bytes
+        # (``_end`` reads each call's arguments: the assembler need not read them too.)
         self._calls = ToolCallAssembler(
-            self._make_id, budget=Budget(max_arguments_bytes), report=self._counts
+            self._make_id,
+            budget=Budget(max_arguments_bytes),
+            report=self._counts,
+            check_arguments=False,
         )
         self._native = NativeToolCalls(self._calls, self._counts)
         self._open: _OpenCall | None = None
