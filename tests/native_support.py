@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from hypothesis import strategies as st
 
 from toolcall_middleware.calls import Entry, ToolCallAssembler
 from toolcall_middleware.native_calls import NativeToolCalls
@@ -168,3 +169,54 @@ async def get(
     await app(scope, receive, send)
     start = sent[0]
     return start["status"], start["headers"], [m.get("body", b"") for m in sent[1:]]
+
+
+_ABSENT = object()
+
+
+def _member(doc: dict[str, Any], key: str, value: Any) -> None:
+    if value is not _ABSENT:
+        doc[key] = value
+
+
+@st.composite
+def odd_entries(draw: st.DrawFn) -> Any:
+    """One ``delta.tool_calls`` entry: a call's first entry as OpenAI writes it, or nearly
+    (odd indexes, ids, names, arguments, members missing or added, Kilo's shorthand), a piece
+    of arguments (complete objects among them), or no entry at all."""
+    kind = draw(st.sampled_from(["header"] * 4 + ["odd"] * 3 + ["piece"] * 4 + ["kilo", "other"]))
+    if kind == "other":
+        return draw(st.sampled_from([None, [], "x", 3, {}, {"index": 0}, {"id": "call_a"}]))
+    if kind == "header":
+        return {
+            "index": draw(st.sampled_from([0, 1, 2, 3, -1])),
+            "id": draw(st.sampled_from(["call_a", "call_b", "call_c"])),
+            "type": "function",
+            "function": {"name": draw(st.sampled_from(["f", "g"])), "arguments": ""},
+        }
+    entry: dict[str, Any] = {}
+    indexes = [0, 0, 1, 1, 2, -1, None, True, "0", 1.0, _ABSENT]
+    _member(entry, "index", draw(st.sampled_from(indexes)))
+    pieces = ["", " ", "{", '{"a": 1}', '{"a"', ": 1}", "}", "x", '{"b": "}"}']
+    if kind == "piece":
+        entry["function"] = {"arguments": draw(st.sampled_from(pieces))}
+        return entry
+    _member(
+        entry, "id", draw(st.sampled_from(["call_a", "call_a", "call_b", "", None, 5, _ABSENT]))
+    )
+    _member(entry, "type", draw(st.sampled_from(["function", "function", "other", _ABSENT])))
+    names = ["f", "f", "g", "", None, 3, _ABSENT]
+    arguments = ["", "", "", '{"a": 1}', "{", None, {}, {"a": 1}, _ABSENT]
+    if kind == "kilo":
+        _member(entry, "name", draw(st.sampled_from(names)))
+        _member(entry, "arguments", draw(st.sampled_from(arguments)))
+        return entry
+    function: dict[str, Any] = {}
+    _member(function, "name", draw(st.sampled_from(names)))
+    _member(function, "arguments", draw(st.sampled_from(arguments)))
+    if draw(st.integers(0, 7)) == 0:
+        function["description"] = "extra"
+    if draw(st.integers(0, 7)) == 0:
+        entry["name"] = "kilo_name"
+    entry["function"] = function if draw(st.integers(0, 15)) else None
+    return entry

@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from native_support import odd_entries
 from toolcall_middleware.fronts.core import (
     CallArgs,
     CallEnd,
@@ -255,3 +257,63 @@ def test_arguments_cut_anywhere_give_the_same_call(text: str, cuts: list[int]) -
     assert "".join(e.fragment for e in events if isinstance(e, CallArgs)) == text
     whole = read([chunk(call(0, id="a", name="f", args=text)), chunk(None, "stop")])
     assert end == next(e for e in whole if isinstance(e, CallEnd))
+
+
+# --- One ``tool_calls`` entry, read without the loop over choices, as the loop reads it ------
+
+_NO_INDEX = object()
+
+
+@st.composite
+def native_chunks(draw: st.DrawFn) -> dict[str, Any]:
+    """A chunk of one choice: one ``tool_calls`` entry mostly (a call's first entry, a piece
+    of arguments, odd ones), two, a text, a finish; the choice's index odd now and then."""
+    kind = draw(st.sampled_from(["entry"] * 8 + ["two", "text", "finish"]))
+    delta: dict[str, Any] = {}
+    if kind == "entry":
+        delta = {"tool_calls": [draw(odd_entries())]}
+    elif kind == "two":
+        delta = {"tool_calls": [draw(odd_entries()), draw(odd_entries())]}
+    elif kind == "text":
+        delta = {"content": draw(st.sampled_from(["hi", "", "0123456789" * 3]))}
+    choice: dict[str, Any] = {"delta": delta, "finish_reason": "stop" if kind == "finish" else None}
+    # (Not ``null``: the loop skips such a choice, ``feed``'s reading of one more piece of
+    # the open call's arguments does not.)
+    index = draw(st.sampled_from([0, 0, 0, 0, _NO_INDEX, 1, False]))
+    if index is not _NO_INDEX:
+        choice["index"] = index
+    return {"choices": [choice]}
+
+
+def _read_each(chunks: list[dict[str, Any]], general: bool, **limits: Any) -> list[Any]:
+    """The events and the reader's state after each chunk; ``general``: every delta with
+    ``tool_calls`` gets a member that sends it through the loop over choices (``content``
+    null, which reads as no text)."""
+    ids = itertools.count()
+    reader = ChatReader(lambda: f"gen_{next(ids)}", **limits)
+    out: list[Any] = []
+    for doc in chunks:
+        (choice,) = doc["choices"]
+        if general and "tool_calls" in choice["delta"]:
+            doc = {"choices": [{**choice, "delta": {**choice["delta"], "content": None}}]}
+        try:
+            out.append(reader.feed(doc))
+        except Exception as exc:  # a limit reached as text closes a call escapes ``feed``
+            out.append(("raised", repr(exc)))
+        out.append((reader.answer_size, reader.dropped_calls, reader.dropped_fragments))
+    try:
+        out.append(reader.finish())
+    except Exception as exc:  # (and ``finish``, as it closes the calls)
+        out.append(("raised", repr(exc)))
+    return out
+
+
+@pytest.mark.parametrize(
+    "limits", [{}, {"max_arguments_bytes": 12}, {"max_answer_bytes": 20}], ids=str
+)
+@settings(max_examples=150, deadline=None)
+@given(chunks=st.lists(native_chunks(), max_size=14))
+def test_one_tool_calls_entry_is_read_as_the_loop_over_choices_reads_it(
+    limits: dict[str, Any], chunks: list[dict[str, Any]]
+) -> None:
+    assert _read_each(chunks, general=False, **limits) == _read_each(chunks, general=True, **limits)

@@ -178,7 +178,7 @@ class ChatReader(FastChunkReading):
             return out
         if len(choices) == 1:
             # The usual chunks, quickly: one choice without a finish, whose delta is text, or
-            # one more piece of the open call's arguments.
+            # one more piece of the open call's arguments, or another one ``tool_calls`` entry.
             choice = choices[0]
             if (
                 type(choice) is dict
@@ -203,6 +203,16 @@ class ChatReader(FastChunkReading):
                             piece = piece_entries(index, entry["function"]["arguments"])
                             try:
                                 self._entries(piece, out)
+                            except LimitExceeded as exc:
+                                out += self._fail(_limit_failure(exc))
+                            return out
+                        if choice.get("index", 0) == 0:
+                            # Another entry, a call's first most often: what the loop below
+                            # does for a delta without text.
+                            try:
+                                self._check_answer_size()
+                                self._calls_closed = False
+                                self._native_entries(self._native.feed(entries), out)
                             except LimitExceeded as exc:
                                 out += self._fail(_limit_failure(exc))
                             return out
@@ -290,18 +300,24 @@ class ChatReader(FastChunkReading):
 
     def _delta(self, delta: Mapping[str, Any], out: list[Event], whole: bool) -> None:
         self._texts(delta, out)
-        if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
-            raise LimitExceeded("the upstream answer", self.max_answer_bytes)
+        self._check_answer_size()
         entries = delta.get("tool_calls")
         if isinstance(entries, list) and entries:
             self._calls_closed = False
             if whole:
-                self._entries(self._native.feed_message(entries), out)
+                self._native_entries(self._native.feed_message(entries), out)
             else:
-                self._entries(self._native.feed(entries), out)
-            held = self._native.held + self._native.queued
-            if held > self.max_arguments_bytes:
-                raise LimitExceeded("tool-call arguments held", self.max_arguments_bytes)
+                self._native_entries(self._native.feed(entries), out)
+
+    def _check_answer_size(self) -> None:
+        if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
+            raise LimitExceeded("the upstream answer", self.max_answer_bytes)
+
+    def _native_entries(self, entries: list[dict[str, Any]], out: list[Event]) -> None:
+        """What the normaliser gave for a delta's ``tool_calls``, and its limit on text held."""
+        self._entries(entries, out)
+        if self._native.held + self._native.queued > self.max_arguments_bytes:
+            raise LimitExceeded("tool-call arguments held", self.max_arguments_bytes)
 
     def _finish(self, choice: Mapping[str, Any], out: list[Event]) -> None:
         finish = choice.get("finish_reason")
