@@ -152,3 +152,56 @@ async def test_a_streamed_anthropic_answer_is_not_held_so_not_cut() -> None:
     assert b"exceeded the limit" not in body
     assert sum(b"text_delta" in m.get("body", b"") for m in sent) == 8 * CAP // len(PIECE)
     assert peak < 3 * CAP
+
+
+def queued_call_then_text(size: int) -> ASGIApp:
+    """An upstream with two interleaved native calls of ``size`` characters of arguments each:
+    the second's wait for the first to end, which text after the calls does."""
+    first = '{"x": "' + "a" * (size - 7)
+    deltas = [
+        {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": first}}]},
+        {
+            "tool_calls": [
+                {"index": 1, "id": "b", "function": {"name": "g", "arguments": "y" * size}}
+            ]
+        },
+        {"content": "done"},
+    ]
+    events = [
+        b"data: " + orjson.dumps({"choices": [{"index": 0, "delta": d, "finish_reason": None}]})
+        for d in deltas
+    ]
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        for event in [*events, b"data: [DONE]"]:
+            await send({"type": "http.response.body", "body": event + b"\n\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+async def test_a_queued_call_that_passes_the_cap_fails_the_response_cleanly(stream: bool) -> None:
+    # The Responses front caps the whole answer; the queued call's arguments count only when
+    # text ends the calls, and passing the cap there ends the response with the API's own
+    # error, as anywhere else (it used to escape as an exception and break the response).
+    make, path, doc = FRONTS["responses"]
+    app = make(queued_call_then_text(600), max_upstream_bytes=1024)
+    sent = await call(app, path, [orjson.dumps({**doc, "stream": stream})])
+    body = b"".join(m.get("body", b"") for m in sent[1:])
+    assert sent[-1]["more_body"] is False
+    assert b"upstream answer: the upstream answer exceeded the limit of 1024 bytes" in body
+    assert b"LimitExceeded" not in body  # the front's verdict, not an exception's repr
+    if stream:
+        assert b"event: response.failed" in body
+    else:
+        assert sent[0]["status"] >= 500

@@ -237,6 +237,35 @@ def test_arguments_over_the_cap_end_the_answer() -> None:
     assert reader.done
 
 
+def _queued_call(**limits: Any) -> ChatReader:
+    """A reader whose second (interleaved) call holds 30 characters of arguments, not yet
+    counted in the answer: they go out, and count, when the first call ends."""
+    reader = ChatReader(new_id, **limits)
+    for doc in (
+        chunk(call(0, id="a", name="f", args='{"x": ')),
+        chunk(call(1, id="b", name="g", args='{"y": "' + "z" * 20 + '"}')),
+    ):
+        assert not any(isinstance(e, UpstreamError) for e in reader.feed(doc))
+    return reader
+
+
+@pytest.mark.parametrize("end", ["text", "finish"])
+def test_a_queued_call_past_the_answer_cap_ends_the_answer_not_the_reader(end: str) -> None:
+    # Text after the calls, or the end of the answer, ends them: the queued call's arguments
+    # then pass the cap, and the answer ends with an UpstreamError (no exception escapes).
+    reader = _queued_call(max_answer_bytes=20)
+    if end == "text":
+        events = reader.feed(chunk({"content": "after"}))
+    else:
+        events = reader.feed(chunk(None, "tool_calls")) + reader.finish()
+    assert isinstance(events[-1], UpstreamError)
+    assert "20 bytes" in events[-1].failure.message
+    assert reader.done and reader.finish() == []
+    # Under the cap, the same stream is read whole.
+    events = _queued_call(max_answer_bytes=200).feed(chunk({"content": "after"}))
+    assert [type(e) for e in events] == [CallEnd, CallStart, CallArgs, CallEnd, TextDelta]
+
+
 def test_arguments_held_for_a_nameless_call_are_capped() -> None:
     reader = ChatReader(new_id, max_arguments_bytes=100)
     events = reader.feed(chunk(call(0, args="x" * 150)))
@@ -296,15 +325,9 @@ def _read_each(chunks: list[dict[str, Any]], general: bool, **limits: Any) -> li
         (choice,) = doc["choices"]
         if general and "tool_calls" in choice["delta"]:
             doc = {"choices": [{**choice, "delta": {**choice["delta"], "content": None}}]}
-        try:
-            out.append(reader.feed(doc))
-        except Exception as exc:  # a limit reached as text closes a call escapes ``feed``
-            out.append(("raised", repr(exc)))
+        out.append(reader.feed(doc))
         out.append((reader.answer_size, reader.dropped_calls, reader.dropped_fragments))
-    try:
-        out.append(reader.finish())
-    except Exception as exc:  # (and ``finish``, as it closes the calls)
-        out.append(("raised", repr(exc)))
+    out.append(reader.finish())
     return out
 
 

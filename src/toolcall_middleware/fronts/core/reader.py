@@ -189,7 +189,10 @@ class ChatReader(FastChunkReading):
                 if type(delta) is dict:
                     entries = delta.get("tool_calls")
                     if entries is None:
-                        self._texts(delta, out)
+                        try:  # (text after calls ends them: their held arguments count)
+                            self._texts(delta, out)
+                        except LimitExceeded as exc:
+                            return out + self._fail(_limit_failure(exc))
                         if (
                             self.max_answer_bytes is not None
                             and self._answer_size > self.max_answer_bytes
@@ -260,7 +263,10 @@ class ChatReader(FastChunkReading):
             message = "upstream stream ended before the response was complete"
             return self._fail(UpstreamFailure("server", message))
         out: list[Event] = []
-        self._close_calls(out, final=True)
+        try:  # the calls end: arguments held for a queued call count now
+            self._close_calls(out, final=True)
+        except LimitExceeded as exc:
+            return out + self._fail(_limit_failure(exc))
         self.done = True
         out.append(Finish(self._finish_reason, self._usage, self._matched_stop, self._tool_calls))
         return out
