@@ -33,6 +33,17 @@ KEY = "toolcall.delta"
 Handed = tuple[int, tuple[str, ...] | int | None, Any]
 
 
+class Reading:
+    """Where the chat path keeps its reading (``handed``) of the body it gave back last, or
+    ``None``: set for every body, read in place by whoever passes it on (no copies between
+    the reader and the responder)."""
+
+    __slots__ = ("handed",)
+
+    def __init__(self) -> None:
+        self.handed: Handed | None = None
+
+
 def offered(scope: Mapping[str, Any]) -> bool:
     """Whether the caller of this scope takes handed readings."""
     extensions = scope.get("extensions")
