@@ -187,6 +187,50 @@ def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
     assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
 
 
+def respond_ending_with_a_reading(front: str, pieces: list[bytes], fast: bool) -> bytes:
+    """``respond``, from an upstream whose last body message is its last piece (no empty
+    body after it), with what the chat path hands of it when ``fast``."""
+    sent: list[bytes] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message.get("body", b""))
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
+        await send(start)
+        for i, piece in enumerate(pieces):
+            message = {"type": "http.response.body", "body": piece}
+            message["more_body"] = i < len(pieces) - 1
+            handed = handed_as_the_chat_path_hands(piece) if fast else None
+            if handed is not None:
+                message[handoff.KEY] = handed
+            await send(message)
+
+    async def main() -> None:
+        stream = FRONTS[front]()
+        responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
+        await responder.run(app, {"type": "http"}, _never)
+
+    with deterministic(), mock.patch.object(fastpath, "enabled", fast):
+        anyio.run(main)
+    return b"".join(sent)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=upstream_bodies())
+def test_a_reading_handed_with_the_last_body_gives_what_the_general_path_gives(
+    front: str, pieces: list[bytes]
+) -> None:
+    # The chat path hands readings only with bodies that are not the last, but a reading
+    # that comes with the last one (which the responder then takes on its hot path) still
+    # ends the answer as the general path does.
+    pieces = [*pieces, event({"content": "end"})]
+    assert respond_ending_with_a_reading(front, pieces, fast=True) == (
+        respond_ending_with_a_reading(front, pieces, fast=False)
+    )
+
+
 KEEPALIVE = b": keepalive\n\n"
 
 
