@@ -120,9 +120,10 @@ FRONTS: dict[str, Callable[[], Any]] = {
 }
 
 
-def sse_app(pieces: list[bytes], hand: bool = False) -> ASGIApp:
+def sse_app(pieces: list[bytes], hand: bool = False, last: bool = False) -> ASGIApp:
     """An upstream that sends these pieces of body; ``hand``: with what a chat path in the
-    same process hands of each (``handoff.py``)."""
+    same process hands of each (``handoff.py``); ``last``: the last piece is the last body
+    message (no empty body after it)."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await send(
@@ -132,13 +133,15 @@ def sse_app(pieces: list[bytes], hand: bool = False) -> ASGIApp:
                 "headers": [(b"content-type", b"text/event-stream")],
             }
         )
-        for piece in pieces:
-            message = {"type": "http.response.body", "body": piece, "more_body": True}
+        for i, piece in enumerate(pieces):
+            more = not last or i < len(pieces) - 1
+            message = {"type": "http.response.body", "body": piece, "more_body": more}
             handed = handed_as_the_chat_path_hands(piece) if hand else None
             if handed is not None:
                 message[handoff.KEY] = handed
             await send(message)
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if not last:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
 
@@ -148,9 +151,11 @@ async def _never() -> Message:
     raise AssertionError
 
 
-def respond(front: str, pieces: list[bytes], fast: bool, hand: bool = False) -> bytes:
+def respond(
+    front: str, pieces: list[bytes], fast: bool, hand: bool = False, last: bool = False
+) -> bytes:
     """What the front sends its client for this upstream body, the fast path on or off
-    (``hand``: see ``sse_app``)."""
+    (``hand``, ``last``: see ``sse_app``)."""
     sent: list[bytes] = []
 
     async def send(message: Message) -> None:
@@ -160,7 +165,7 @@ def respond(front: str, pieces: list[bytes], fast: bool, hand: bool = False) -> 
         stream = FRONTS[front]()
         assert (stream.fast_event is not None) is fast
         responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
-        await responder.run(sse_app(pieces, hand), {"type": "http"}, _never)
+        await responder.run(sse_app(pieces, hand, last), {"type": "http"}, _never)
 
     with deterministic(), mock.patch.object(fastpath, "enabled", fast):
         anyio.run(main)
@@ -187,35 +192,6 @@ def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
     assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
 
 
-def respond_ending_with_a_reading(front: str, pieces: list[bytes], fast: bool) -> bytes:
-    """``respond``, from an upstream whose last body message is its last piece (no empty
-    body after it), with what the chat path hands of it when ``fast``."""
-    sent: list[bytes] = []
-
-    async def send(message: Message) -> None:
-        sent.append(message.get("body", b""))
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
-        await send(start)
-        for i, piece in enumerate(pieces):
-            message = {"type": "http.response.body", "body": piece}
-            message["more_body"] = i < len(pieces) - 1
-            handed = handed_as_the_chat_path_hands(piece) if fast else None
-            if handed is not None:
-                message[handoff.KEY] = handed
-            await send(message)
-
-    async def main() -> None:
-        stream = FRONTS[front]()
-        responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
-        await responder.run(app, {"type": "http"}, _never)
-
-    with deterministic(), mock.patch.object(fastpath, "enabled", fast):
-        anyio.run(main)
-    return b"".join(sent)
-
-
 @pytest.mark.parametrize("front", sorted(FRONTS))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
@@ -226,8 +202,8 @@ def test_a_reading_handed_with_the_last_body_gives_what_the_general_path_gives(
     # that comes with the last one (which the responder then takes on its hot path) still
     # ends the answer as the general path does.
     pieces = [*pieces, event({"content": "end"})]
-    assert respond_ending_with_a_reading(front, pieces, fast=True) == (
-        respond_ending_with_a_reading(front, pieces, fast=False)
+    assert respond(front, pieces, fast=True, hand=True, last=True) == respond(
+        front, pieces, fast=False, last=True
     )
 
 
