@@ -29,7 +29,7 @@ from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
 from .chunk_template import ChunkTemplate, one_text_choice
 from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, piece_delta
-from .handoff import Handed
+from .handoff import Reading
 from .rewrite_result import UNCHANGED_IDLE, Chunk, Rewrite
 from .sse import DONE, encode_chunks
 
@@ -56,7 +56,7 @@ def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
 PASSED_IDLE: tuple[bytes, Rewrite] = (b"", UNCHANGED_IDLE)
 
 
-class FastPath:
+class FastPath(Reading):
     """One stream's undecoded events: its template, learned from chunks the general path
     decoded, and the parser's ``triggers`` (``None``: unknown, so nothing passes unread).
     ``templates=False``: no template is learned (debug capture wants every decoded chunk)."""
@@ -71,7 +71,6 @@ class FastPath:
         "_trigger",
         "_triggers",
         "hand",
-        "handed",
         "template",
     )
 
@@ -93,12 +92,13 @@ class FastPath:
         # The template's bytes around a piece of arguments of the output call ``_piece_call``.
         self._piece_call = -1
         self._piece_head = self._piece_tail = b""
-        #: Keep what the template read (``handoff.py``) in ``handed``, when ``rewrite`` gives
-        #: back one event it read (whoever reads it clears it before the next); not when JSON
-        #: whitespace stands around the text (``value`` not between quotes), which could hold
-        #: a line break: the body would not be one SSE event.
+        #: Keep what the template read (``handoff.py``) in ``handed``: every ``rewrite``
+        #: that does not decline sets it, to the reading of the one event it gives back, or to
+        #: ``None``: not read through the template, not one event, or JSON whitespace around
+        #: the text (``value`` not between quotes), which could hold a line break (the body
+        #: would not be one SSE event). Without ``hand`` it stays ``None``.
         self.hand = hand
-        self.handed: Handed | None = None
+        self.handed = None
 
     def learn(self, data: bytes, chunk: Chunk) -> None:
         """``chunk``, just decoded from ``data`` in a stream of ``\\n`` line endings and not yet
@@ -134,23 +134,35 @@ class FastPath:
                         trigger = self._trigger
                         if trigger is not None:
                             if trigger not in text:
-                                if self.hand and value[0] == 34 == value[-1]:  # see handoff
-                                    self.handed = (template.index, fields, text)
+                                if self.hand:  # see handoff
+                                    self.handed = (
+                                        (template.index, fields, text)
+                                        if value[0] == 34 == value[-1]
+                                        else None
+                                    )
                                 return PASSED_IDLE
                         elif self._triggers is not None and not any(
                             char in text for char in self._triggers
                         ):
-                            if self.hand and value[0] == 34 == value[-1]:
-                                self.handed = (template.index, fields, text)
+                            if self.hand:
+                                self.handed = (
+                                    (template.index, fields, text)
+                                    if value[0] == 34 == value[-1]
+                                    else None
+                                )
                             return PASSED_IDLE
                     rewrite = self._rewriter.text(template, fields, text)
                     if rewrite is not None:
                         delta = rewrite.delta
                         if delta is None:  # unchanged, or not one delta: as the general path
                             chunks = rewrite.chunks
+                            if self.hand:
+                                self.handed = (
+                                    (template.index, fields, text)
+                                    if chunks is None and value[0] == 34 == value[-1]
+                                    else None
+                                )
                             if chunks is None:
-                                if self.hand and value[0] == 34 == value[-1]:
-                                    self.handed = (template.index, fields, text)
                                 return raw, rewrite
                             return (encode_chunks(chunks) if chunks else b""), rewrite
                         # The template's chunk with this delta: head + members + tail.
@@ -159,6 +171,7 @@ class FastPath:
                             try:
                                 written = _dumps(fragment)
                             except TypeError:  # what only the standard library writes
+                                self.handed = None
                                 members = lenient_json.dumps(piece_delta(delta))
                                 return template.delta_head + members + template.delta_tail, rewrite
                             if self.hand:
@@ -172,12 +185,14 @@ class FastPath:
                         try:
                             members = _dumps(delta)
                         except TypeError:
+                            self.handed = None
                             members = lenient_json.dumps(delta)
                         else:
                             if self.hand:
                                 self.handed = (template.index, None, delta)
                         return template.delta_head + members + template.delta_tail, rewrite
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
+            self.handed = None
             return PASSED_IDLE
         return None
 

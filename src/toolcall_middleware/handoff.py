@@ -4,7 +4,8 @@ An API front (``fronts/``) that wraps ``ToolCallMiddleware`` in the same process
 event the chat path sends it, and the chat path has usually just read that very event: through
 its chunk template (``template.py``) it knows the event's text without decoding the rest. A
 front offers the extension ``EXTENSION`` in the scope it calls the chat path with; the chat
-path may then add ``KEY`` to a streamed body message, with one of:
+path may then add ``KEY`` to a streamed body message that is not the last (``more_body``
+true), with one of:
 
 - ``(index, fields, text)``: the body is one SSE event, ``data: <chunk>`` and a blank line and
   nothing else, whose chunk has one choice, of this ``index``, without finish reason, and no
@@ -31,6 +32,17 @@ EXTENSION = "toolcall.deltas"
 KEY = "toolcall.delta"
 
 Handed = tuple[int, tuple[str, ...] | int | None, Any]
+
+
+class Reading:
+    """Where the chat path keeps its reading (``handed``) of the body it gave back last, or
+    ``None``: set for every body, read in place by whoever passes it on (no copies between
+    the reader and the responder)."""
+
+    __slots__ = ("handed",)
+
+    def __init__(self) -> None:
+        self.handed: Handed | None = None
 
 
 def offered(scope: Mapping[str, Any]) -> bool:

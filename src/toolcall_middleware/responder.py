@@ -90,7 +90,7 @@ class ToolCallResponder:
             out = stream.feed(body)
             if more and self._tap is None and not stream.ended:  # mid-stream, as most are
                 # What the stream read of it, for an in-process front (handoff.py).
-                handed = stream.handed
+                handed = stream.reading.handed
                 if out is body:
                     # Nothing changed: the upstream's own message (a copy, with the reading).
                     if handed is not None:

@@ -25,7 +25,7 @@ import orjson
 from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
 from .fast_path import PASSED_IDLE, FastPath
-from .handoff import Handed
+from .handoff import Reading
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .rewrite_result import Chunk, Rewrite
@@ -70,11 +70,11 @@ class SSERewriter:
             if fast_path
             else None
         )
-        #: An in-process front takes what the fast path read (``handoff.py``): ``handed``,
-        #: for the body ``feed`` just gave back, when that is the one event it read (set or
-        #: cleared by every ``feed`` that does not end the stream).
-        self.hand = hand and fast_path
-        self.handed: Handed | None = None
+        #: An in-process front takes what the fast path read (``handoff.py``):
+        #: ``reading.handed``, for the body ``feed`` just gave back, when that is the one event
+        #: it read (set or cleared by every ``feed`` that does not end the stream). It is the
+        #: fast path's own, so no ``feed`` moves it.
+        self.reading: Reading = self._fast if self._fast is not None else Reading()
         self._releases_text = releases_text
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
@@ -105,8 +105,6 @@ class SSERewriter:
                 return self._fail(body)
             if taken is not None:
                 if taken is PASSED_IDLE:  # (idle, nothing held: the stream stays as it is)
-                    if self.hand:
-                        self.handed, fast.handed = fast.handed, None
                     return body
                 rewritten, rewrite = taken
                 if (
@@ -117,12 +115,10 @@ class SSERewriter:
                     # _send's first outcome, inline: how nearly every other event here goes.
                     self._lag = rewrite.lag
                     self._idle = rewrite.idle
-                    if self.hand:
-                        self.handed, fast.handed = fast.handed, None
                     return rewritten
-                fast.handed = self.handed = None  # held, or sent with held events
+                fast.handed = None  # held, or sent with held events
                 return self._send(body, rewritten, rewrite)
-        self.handed = None  # (what goes out now was not read through the template)
+        self.reading.handed = None  # (what goes out now was not read through the template)
         if self._failed:
             return body
         if self.ended:
@@ -304,7 +300,7 @@ class SSERewriter:
         logger.exception("tool-call rewrite failed; forwarding the rest of the stream as is")
         self._report.fallback("rewrite-error")
         self._failed = True
-        self._fast = self.handed = None
+        self._fast = self.reading.handed = None
         return self._release(original=True) + raw
 
     def _upstream_error(self, raw: bytes) -> bytes:

@@ -120,9 +120,10 @@ FRONTS: dict[str, Callable[[], Any]] = {
 }
 
 
-def sse_app(pieces: list[bytes], hand: bool = False) -> ASGIApp:
+def sse_app(pieces: list[bytes], hand: bool = False, last: bool = False) -> ASGIApp:
     """An upstream that sends these pieces of body; ``hand``: with what a chat path in the
-    same process hands of each (``handoff.py``)."""
+    same process hands of each (``handoff.py``); ``last``: the last piece is the last body
+    message (no empty body after it)."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await send(
@@ -132,13 +133,15 @@ def sse_app(pieces: list[bytes], hand: bool = False) -> ASGIApp:
                 "headers": [(b"content-type", b"text/event-stream")],
             }
         )
-        for piece in pieces:
-            message = {"type": "http.response.body", "body": piece, "more_body": True}
+        for i, piece in enumerate(pieces):
+            more = not last or i < len(pieces) - 1
+            message = {"type": "http.response.body", "body": piece, "more_body": more}
             handed = handed_as_the_chat_path_hands(piece) if hand else None
             if handed is not None:
                 message[handoff.KEY] = handed
             await send(message)
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if not last:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
 
@@ -148,9 +151,11 @@ async def _never() -> Message:
     raise AssertionError
 
 
-def respond(front: str, pieces: list[bytes], fast: bool, hand: bool = False) -> bytes:
+def respond(
+    front: str, pieces: list[bytes], fast: bool, hand: bool = False, last: bool = False
+) -> bytes:
     """What the front sends its client for this upstream body, the fast path on or off
-    (``hand``: see ``sse_app``)."""
+    (``hand``, ``last``: see ``sse_app``)."""
     sent: list[bytes] = []
 
     async def send(message: Message) -> None:
@@ -160,7 +165,7 @@ def respond(front: str, pieces: list[bytes], fast: bool, hand: bool = False) -> 
         stream = FRONTS[front]()
         assert (stream.fast_event is not None) is fast
         responder = FrontResponder(send, stream, max_upstream_bytes=1 << 22)
-        await responder.run(sse_app(pieces, hand), {"type": "http"}, _never)
+        await responder.run(sse_app(pieces, hand, last), {"type": "http"}, _never)
 
     with deterministic(), mock.patch.object(fastpath, "enabled", fast):
         anyio.run(main)
@@ -185,6 +190,21 @@ def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
     # As a chat path in the same process hands them: texts, and pieces of a call's arguments
     # as their call index and text.
     assert respond(front, pieces, fast=True, hand=True) == respond(front, pieces, fast=False)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=upstream_bodies())
+def test_a_reading_handed_with_the_last_body_gives_what_the_general_path_gives(
+    front: str, pieces: list[bytes]
+) -> None:
+    # The chat path hands readings only with bodies that are not the last, but a reading
+    # that comes with the last one (which the responder then takes on its hot path) still
+    # ends the answer as the general path does.
+    pieces = [*pieces, event({"content": "end"})]
+    assert respond(front, pieces, fast=True, hand=True, last=True) == respond(
+        front, pieces, fast=False, last=True
+    )
 
 
 KEEPALIVE = b": keepalive\n\n"
