@@ -446,3 +446,21 @@ def test_a_native_call_still_open_closes_before_a_parsed_call_starts() -> None:
         ("n0", "get_time", "{}"),
         ("functions.bash:1", "bash", '{"command": "ls"}'),
     ]
+
+
+def test_a_long_answer_keeps_no_object_per_call_that_is_over() -> None:
+    # Calls one after another: each ends as the next begins. An ended call's slot only has
+    # to say "over" (later text for it is dropped), so the calls that are over share one
+    # marker, and the garbage collector has no object per call to walk in a long answer.
+    report = FakeReport()
+    native = NativeToolCalls(ToolCallAssembler(counter_ids(), report=report), report)
+    out = []
+    for n in range(200):
+        out += native.feed([fn("f", "", index=n, id=f"c{n}")])
+        out += native.feed([fn(arguments=f'{{"n": {n}}}', index=n)])
+    assert len([e for e in out if "id" in e]) == 200
+    over = [slot for key, slot in native._slots.items() if key != 199]
+    assert len(over) == 199 and all(slot is over[0] for slot in over)
+    # Text that comes later for a call that is over is still dropped, and counted.
+    assert native.feed([fn(arguments='{"late": 1}', index=3)]) == []
+    assert report.reasons == ["after_end"] and report.fallbacks == ["dropped"]

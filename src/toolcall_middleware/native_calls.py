@@ -51,10 +51,12 @@ class _Native:
         "name",
         "pending",
         "pending_size",
+        "slot",
         "started",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, slot: Hashable = None) -> None:
+        self.slot = slot  # its key in ``NativeToolCalls._slots``
         self.name: str | None = None
         self.id: str | None = None
         self.last_id: str | None = None
@@ -64,6 +66,11 @@ class _Native:
         self.explicit = False  # arguments were present (even "") before the start
         self.pending: list[str] = []  # argument text held until the call starts
         self.pending_size = 0
+
+
+#: The slot of a call that is over (``_Native.ended``): shared, never changed again.
+_ENDED = _Native()
+_ENDED.started = _ENDED.closed = _ENDED.ended = True
 
 
 class NativeToolCalls:
@@ -174,7 +181,7 @@ class NativeToolCalls:
         if call is None or (name is not None and self._is_new(call, name, call_id, fragment)):
             if call is not None:
                 call.closed = True
-            call = self._slots[slot] = _Native()
+            call = self._slots[slot] = _Native(slot)
             self._open[call] = None
         if call.ended:
             # More arguments for a call already judged over (it had none while the next had
@@ -279,6 +286,11 @@ class NativeToolCalls:
     def _end(self, call: _Native, out: list[Entry]) -> None:
         self._open.pop(call, None)
         call.ended = call.closed = True
+        if self._slots.get(call.slot) is call:
+            # Its slot only has to say "over" now (later text for it is dropped): one shared
+            # marker, so that a long answer does not keep an object per call for the garbage
+            # collector to walk.
+            self._slots[call.slot] = _ENDED
         if call.started:
             out.extend(self._calls.end(call))
             return
