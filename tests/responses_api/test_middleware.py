@@ -4,6 +4,7 @@ a two-turn round trip."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import anyio
@@ -26,6 +27,7 @@ from anthropic_api.helpers import (
 from anthropic_api.helpers import request as asgi_request
 from helpers import LOGS, cut_at
 from toolcall_middleware import ResponsesMiddleware, ToolCallMiddleware
+from toolcall_middleware.fronts.responses import ResponseTranslator, translate_request
 
 from .helpers import CheckedApp, check_events, parse_sse, sdk_client
 
@@ -403,3 +405,62 @@ async def test_the_upstream_cut_anywhere_gives_the_same_events(cuts: list[int], 
         "/v1/responses",
     )
     assert view(parse_sse(cut.body)) == view(parse_sse(whole.body))
+
+
+LARGE_TEXT = "large " * 12_000  # over LARGE_STRING: the response is written by the large encoder
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+async def test_done_items_kept_as_json_come_back_whole_in_a_large_response(stream: bool) -> None:
+    # Done items are kept as their JSON until the response ends; a large answer's response
+    # is written by the standard library's encoder, which gets them decoded again.
+    chunks = [
+        chunk({"reasoning_content": "think"}),
+        chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "shell"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"cmd": "ls"}'}}]}),
+        chunk({"content": LARGE_TEXT}),
+        chunk(None, "stop"),
+        chunk(usage=USAGE),
+    ]
+    upstream = ScriptedApp([stream_reply(chunks)])
+    response = await request(
+        ResponsesMiddleware(upstream), doc(stream=stream, tools=[SHELL]), "/v1/responses"
+    )
+    assert response.status == 200
+    final = check_events(parse_sse(response.body)) if stream else response.json()
+    assert [item["type"] for item in final["output"]] == ["reasoning", "function_call", "message"]
+    reasoning, call, message = final["output"]
+    assert reasoning["content"] == [{"type": "reasoning_text", "text": "think"}]
+    assert (call["arguments"], call["status"]) == ('{"cmd": "ls"}', "completed")
+    assert message["content"][0]["text"] == LARGE_TEXT
+
+
+def test_done_items_are_kept_where_the_garbage_collector_does_not_walk() -> None:
+    # A long answer keeps every item until its terminal event: kept as dicts (with lists in
+    # them) they made each full collection slower as the answer grew.
+    translator = ResponseTranslator(translate_request(doc(tools=[SHELL])))
+    translator.start()
+    for n in range(50):
+        translator.feed(chunk({"reasoning_content": f"step {n}"}))
+        translator.feed(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": n,
+                            "id": f"c{n}",
+                            "function": {"name": "shell", "arguments": "{}"},
+                        }
+                    ]
+                }
+            )
+        )
+        translator.feed(chunk({"content": "ok"}))
+    assert len(translator.output) == 150
+    done, open_item = translator.output[:-1], translator.output[-1]
+    assert not any(gc.is_tracked(item) for item in done)
+    assert isinstance(open_item, dict)  # the message still streaming
+    events = translator.feed(chunk(None, "stop")) + translator.finish()
+    output = orjson.loads(orjson.dumps(events[-1][1]))["response"]["output"]
+    assert [item["type"] for item in output[:3]] == ["reasoning", "function_call", "message"]
+    assert output[-1]["content"][0]["text"] == "ok" and output[-1]["status"] == "completed"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from toolcall_middleware.fronts.core.failures import UpstreamFailure
 from toolcall_middleware.fronts.responses import ResponseTranslator, translate_request
 from toolcall_middleware.fronts.responses.request import decode_reasoning
@@ -58,8 +60,15 @@ def run(
         events += t.feed(c)
     if end:
         events += t.finish()
+    events = wire(events)
     check_events(events)
     return events
+
+
+def wire(events: list[Event]) -> list[Event]:
+    """The events as a client reads them: their data encoded and decoded (a response's done
+    output items are kept as their JSON)."""
+    return [(kind, orjson.loads(orjson.dumps(data))) for kind, data in events]
 
 
 def strip(events: list[Event]) -> list[dict[str, Any]]:
@@ -255,7 +264,7 @@ def test_mid_stream_error_chunk_and_context_length() -> None:
 def test_fail_after_text_closes_the_text_item() -> None:
     t = translator()
     events = t.start() + t.feed(chunk({"content": "a"}))
-    events += t.fail(UpstreamFailure("rate_limit", "slow down"))
+    events = wire(events + t.fail(UpstreamFailure("rate_limit", "slow down")))
     check_events(events)
     assert [k for k, _ in events][-2:] == ["response.output_item.done", "response.failed"]
     assert events[-1][1]["response"]["error"]["code"] == "rate_limit_exceeded"

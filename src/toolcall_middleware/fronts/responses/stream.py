@@ -35,7 +35,16 @@ _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"
 _DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "response.refusal.delta"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
-_join, _dumps = b"".join, orjson.dumps
+_join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
+
+
+def _done_item(item: dict[str, Any], size: int) -> dict[str, Any] | bytes:
+    """A done output item as it is kept until the response ends: its JSON, which the garbage
+    collector never has to walk (a long answer keeps thousands of items, each dict with lists
+    in it; tracked, they made every full collection slower as the answer grew), unless it
+    holds a large string (``size``: its text's or arguments' length), kept as it is for the
+    encoder of large documents."""
+    return item if size >= LARGE_STRING else _dumps(item)
 
 
 class _Item:
@@ -80,7 +89,9 @@ class ResponseTranslator(Translator):
         )
         self.created_at = int(time.time())
         self.seq = 0
-        self.output: list[dict[str, Any]] = []
+        #: The output items so far: each done item as its JSON (``_done_item``), the open one
+        #: as a dict.
+        self.output: list[dict[str, Any] | bytes] = []
         self.open: _Item | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
@@ -276,10 +287,11 @@ class ResponseTranslator(Translator):
                 self.encoder, kind, reasoning_as, item.id, item.index, seq, text
             )
             if rendered is not None:
-                self.output[item.index] = items.whole(kind, item.id, text, reasoning_as, False)
+                whole = items.whole(kind, item.id, text, reasoning_as, False)
+                self.output[item.index] = _done_item(whole, len(text))
                 return [rendered]
         whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
-        self.output[item.index] = whole
+        self.output[item.index] = _done_item(whole, len(text))
         return events
 
     # --- calls ------------------------------------------------------------------------------
@@ -341,6 +353,7 @@ class ResponseTranslator(Translator):
         seq = self.seq
         self.seq = seq + 1
         out.append(items.item_done(seq, index, item))
+        self.output[index] = _done_item(item, len(event.raw))
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.
@@ -378,7 +391,7 @@ class ResponseTranslator(Translator):
     def _response(
         self,
         status: str,
-        output: list[dict[str, Any]],
+        output: list[dict[str, Any] | bytes],
         *,
         usage: dict[str, Any] | None = None,
         error: dict[str, str] | None = None,
@@ -390,7 +403,7 @@ class ResponseTranslator(Translator):
             "created_at": self.created_at,
             "status": status,
             "model": self.request.model,
-            "output": list(output),
+            "output": self._output_items(output),
             **self.request.echo,
             "error": error,
             "incomplete_details": incomplete,
@@ -398,6 +411,14 @@ class ResponseTranslator(Translator):
             "truncation": "disabled",
             "usage": usage,
         }
+
+    def _output_items(self, output: list[dict[str, Any] | bytes]) -> list[Any]:
+        """The items for a response object: each done item's JSON as an ``orjson.Fragment``
+        (orjson writes it as it is), or decoded again when the response is large (written by
+        the standard library, which takes no fragment)."""
+        if self.reader.answer_size >= LARGE_STRING:
+            return [_loads(item) if type(item) is bytes else item for item in output]
+        return [_Fragment(item) if type(item) is bytes else item for item in output]
 
     def _event(self, kind: str, **fields: Any) -> Event:
         data = {"type": kind, "sequence_number": self.seq, **fields}
