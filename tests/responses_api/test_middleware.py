@@ -464,3 +464,34 @@ def test_done_items_are_kept_where_the_garbage_collector_does_not_walk() -> None
     output = orjson.loads(orjson.dumps(events[-1][1]))["response"]["output"]
     assert [item["type"] for item in output[:3]] == ["reasoning", "function_call", "message"]
     assert output[-1]["content"][0]["text"] == "ok" and output[-1]["status"] == "completed"
+
+
+async def test_a_long_answer_of_small_items_is_written_by_the_usual_encoder() -> None:
+    # orjson's cost is per string: an answer past LARGE_STRING made of small items does not
+    # need the large-document encoder (the standard library's, several times slower: it
+    # writes non-ASCII text as \u escapes, which is how a response it wrote is recognised).
+    chunks = []
+    for n in range(40):
+        chunks.append(chunk({"reasoning_content": "é" * 2000}))
+        chunks.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": n,
+                            "id": f"c{n}",
+                            "function": {"name": "shell", "arguments": '{"cmd": "ls"}'},
+                        }
+                    ]
+                }
+            )
+        )
+    chunks += [chunk({"content": "done"}), chunk(None, "stop"), chunk(usage=USAGE)]
+    upstream = ScriptedApp([stream_reply(chunks)])
+    response = await request(
+        ResponsesMiddleware(upstream), doc(stream=True, tools=[SHELL]), "/v1/responses"
+    )
+    final = check_events(parse_sse(response.body))
+    assert len(final["output"]) == 81 and final["output"][0]["content"][0]["text"] == "é" * 2000
+    completed = response.body[response.body.rindex(b"event: response.completed") :]
+    assert "é".encode() in completed and b"\\u00e9" not in completed

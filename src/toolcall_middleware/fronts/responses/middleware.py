@@ -23,7 +23,6 @@ from ...request import replay_receive
 from ..core.failures import UpstreamFailure
 from ..core.frontstream import EventStream
 from ..core.plumbing import (
-    LARGE_STRING,
     REQUEST_HEADERS,
     SSE_HEADERS,
     BodyTooLarge,
@@ -208,8 +207,7 @@ class ResponsesStream(EventStream):
             failure = self.translator.failure
             assert failure is not None
             return self.error(failure)
-        large = self.translator.reader.answer_size >= LARGE_STRING
-        return json_reply(200, response, large=large)
+        return json_reply(200, response, large=self.translator.large_output)
 
     def error(self, failure: UpstreamFailure) -> Reply:
         if failure.kind == "context_length" and self.stream:

@@ -38,15 +38,6 @@ _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
 
 
-def _done_item(item: dict[str, Any], size: int) -> dict[str, Any] | bytes:
-    """A done output item as it is kept until the response ends: its JSON, which the garbage
-    collector never has to walk (a long answer keeps thousands of items, each dict with lists
-    in it; tracked, they made every full collection slower as the answer grew), unless it
-    holds a large string (``size``: its text's or arguments' length), kept as it is for the
-    encoder of large documents."""
-    return item if size >= LARGE_STRING else _dumps(item)
-
-
 class _Item:
     """The open reasoning or message item."""
 
@@ -89,9 +80,11 @@ class ResponseTranslator(Translator):
         )
         self.created_at = int(time.time())
         self.seq = 0
-        #: The output items so far: each done item as its JSON (``_done_item``), the open one
+        #: The output items so far: each done item as its JSON (``_keep_done``), the open one
         #: as a dict.
         self.output: list[dict[str, Any] | bytes] = []
+        #: Some done item holds a large string: the response is written as a large document.
+        self.large_output = False
         self.open: _Item | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
@@ -288,10 +281,11 @@ class ResponseTranslator(Translator):
             )
             if rendered is not None:
                 whole = items.whole(kind, item.id, text, reasoning_as, False)
-                self.output[item.index] = _done_item(whole, len(text))
+                self._keep_done(item.index, whole, len(text))
                 return [rendered]
         whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
-        self.output[item.index] = _done_item(whole, len(text))
+        size = len(whole["encrypted_content"] or "") if encrypted else 0
+        self._keep_done(item.index, whole, max(size, len(text)))
         return events
 
     # --- calls ------------------------------------------------------------------------------
@@ -353,7 +347,18 @@ class ResponseTranslator(Translator):
         seq = self.seq
         self.seq = seq + 1
         out.append(items.item_done(seq, index, item))
-        self.output[index] = _done_item(item, len(event.raw))
+        self._keep_done(index, item, len(event.raw))
+
+    def _keep_done(self, index: int, item: dict[str, Any], size: int) -> None:
+        """Keep a done output item until the response ends as its JSON, which the garbage
+        collector never has to walk (a long answer keeps thousands of items; as dicts holding
+        lists they made every collection slower as the answer grew); or, when it holds a large
+        string (``size``: its longest), as it is, for the encoder of large documents."""
+        if size >= LARGE_STRING:
+            self.output[index] = item
+            self.large_output = True
+        else:
+            self.output[index] = _dumps(item)
 
     def _index_of(self, item: dict[str, Any]) -> int:
         # The open call is always the last output item.
@@ -384,8 +389,9 @@ class ResponseTranslator(Translator):
         return out
 
     def _whole_output(self) -> None:
-        """The terminal event carries every item: large when the answer was."""
-        if self.reader.answer_size >= LARGE_STRING:
+        """The terminal event carries every item: large when one of them is (a long answer of
+        many small items is not: orjson's cost is per string, not per document)."""
+        if self.large_output:
             self.large = True
 
     def _response(
@@ -416,7 +422,7 @@ class ResponseTranslator(Translator):
         """The items for a response object: each done item's JSON as an ``orjson.Fragment``
         (orjson writes it as it is), or decoded again when the response is large (written by
         the standard library, which takes no fragment)."""
-        if self.reader.answer_size >= LARGE_STRING:
+        if self.large_output:
             return [_loads(item) if type(item) is bytes else item for item in output]
         return [_Fragment(item) if type(item) is bytes else item for item in output]
 
