@@ -6,8 +6,9 @@ front holds, not what the test made."""
 
 from __future__ import annotations
 
+import itertools
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import anyio
@@ -87,15 +88,8 @@ async def test_oversized_upstream_answers_stay_under_the_cap(
         assert sent[0]["status"] >= 500
 
 
-def text_forever(total: int) -> ASGIApp:
-    """An upstream that streams 64 KiB text deltas, the same bytes each time, past ``total``."""
-    event = (
-        b"data: "
-        + orjson.dumps(
-            {"choices": [{"index": 0, "delta": {"content": PIECE.decode()}, "finish_reason": None}]}
-        )
-        + b"\n\n"
-    )
+def sse_upstream(events: Callable[[], Iterable[bytes]]) -> ASGIApp:
+    """An upstream that streams ``events()`` (whole SSE events), one per body message."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive()).get("more_body"):
@@ -107,11 +101,22 @@ def text_forever(total: int) -> ASGIApp:
                 "headers": [(b"content-type", b"text/event-stream")],
             }
         )
-        for _ in range(total // len(PIECE)):
+        for event in events():
             await send({"type": "http.response.body", "body": event, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return app
+
+
+def data_event(delta: dict[str, Any]) -> bytes:
+    chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+def text_forever(total: int) -> ASGIApp:
+    """An upstream that streams 64 KiB text deltas, the same bytes each time, past ``total``."""
+    event = data_event({"content": PIECE.decode()})
+    return sse_upstream(lambda: itertools.repeat(event, total // len(PIECE)))
 
 
 @pytest.mark.parametrize(
@@ -167,26 +172,7 @@ def queued_call_then_text(size: int) -> ASGIApp:
         },
         {"content": "done"},
     ]
-    events = [
-        b"data: " + orjson.dumps({"choices": [{"index": 0, "delta": d, "finish_reason": None}]})
-        for d in deltas
-    ]
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        while (await receive()).get("more_body"):
-            pass
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"text/event-stream")],
-            }
-        )
-        for event in [*events, b"data: [DONE]"]:
-            await send({"type": "http.response.body", "body": event + b"\n\n", "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-    return app
+    return sse_upstream(lambda: [*map(data_event, deltas), b"data: [DONE]\n\n"])
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
