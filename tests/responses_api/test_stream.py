@@ -283,8 +283,10 @@ def test_reasoning_as_summary() -> None:
 
 def test_encrypted_reasoning_when_included_round_trips() -> None:
     t = translator(include=["reasoning.encrypted_content"])
-    events = run([chunk({"reasoning_content": "secret plan"}), chunk(None, "stop")], t)
-    item = events[-1][1]["response"]["output"][0]
+    chunks = [chunk({"reasoning_content": "secret plan"}), chunk({"content": "done"})]
+    events = run([*chunks, chunk(None, "stop")], t)
+    item, message = events[-1][1]["response"]["output"]
+    assert message["content"][0]["text"] == "done"  # (a message item has no reasoning)
     assert item["encrypted_content"].startswith("tcm1.")
     assert decode_reasoning(item["encrypted_content"]) == "secret plan"
     assert decode_reasoning("gAAAAB-foreign") is None

@@ -284,8 +284,9 @@ class ResponseTranslator(Translator):
                 self._keep_done(item.index, whole, len(text))
                 return [rendered]
         whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
-        size = len(whole["encrypted_content"] or "") if encrypted else 0
-        self._keep_done(item.index, whole, max(size, len(text)))
+        # (Encrypted reasoning holds the text again, longer: a message holds none.)
+        encrypted_content = whole.get("encrypted_content") or ""
+        self._keep_done(item.index, whole, max(len(encrypted_content), len(text)))
         return events
 
     # --- calls ------------------------------------------------------------------------------
