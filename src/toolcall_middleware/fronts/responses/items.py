@@ -18,6 +18,7 @@ from .request import encode_reasoning
 Event = tuple[str, dict[str, Any]]
 
 _dumps = orjson.dumps
+ITEM_ADDED, ITEM_DONE = "response.output_item.added", "response.output_item.done"
 
 
 def shell(kind: str, item_id: str) -> dict[str, Any]:
@@ -75,13 +76,7 @@ def opened(
             "content_index": 0,
             "part": content_part(kind, ""),
         }
-    added = {
-        "type": "response.output_item.added",
-        "sequence_number": seq,
-        "output_index": index,
-        "item": item,
-    }
-    return item, [("response.output_item.added", added), (part_kind, part)]
+    return item, [item_event(ITEM_ADDED, seq, index, item), (part_kind, part)]
 
 
 def whole(kind: str, item_id: str, text: str, reasoning_as: str, encrypted: bool) -> dict[str, Any]:
@@ -266,17 +261,14 @@ def call_item(
     return item
 
 
+def item_event(kind: str, seq: int, index: int, item: dict[str, Any]) -> Event:
+    """An output item's ``added`` or ``done`` event (``kind``), carrying ``item``."""
+    return kind, {"type": kind, "sequence_number": seq, "output_index": index, "item": item}
+
+
 def call_added(seq: int, index: int, item: dict[str, Any]) -> Event:
-    """The event that opens a function call (its item as it is now)."""
-    return (
-        "response.output_item.added",
-        {
-            "type": "response.output_item.added",
-            "sequence_number": seq,
-            "output_index": index,
-            "item": dict(item),
-        },
-    )
+    """The event that opens a call (its item as it is now)."""
+    return item_event(ITEM_ADDED, seq, index, dict(item))
 
 
 def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
@@ -306,15 +298,7 @@ def arguments_done(seq: int, item_id: str, index: int, arguments: str) -> Event:
 
 
 def item_done(seq: int, index: int, item: dict[str, Any]) -> Event:
-    return (
-        "response.output_item.done",
-        {
-            "type": "response.output_item.done",
-            "sequence_number": seq,
-            "output_index": index,
-            "item": item,
-        },
-    )
+    return item_event(ITEM_DONE, seq, index, item)
 
 
 def content_part(kind: str, text: str) -> dict[str, Any]:

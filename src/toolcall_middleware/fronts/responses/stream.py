@@ -333,9 +333,9 @@ class ResponseTranslator(Translator):
             ids = {"item_id": item["id"], "output_index": index}
             value = event.arguments.get("input")
             text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
-            out.append(
-                self._event("response.output_item.added", output_index=index, item=dict(item))
-            )
+            seq = self.seq
+            self.seq = seq + 1
+            out.append(items.call_added(seq, index, item))
             out.append(self._event("response.custom_tool_call_input.delta", **ids, delta=text))
             out.append(self._event("response.custom_tool_call_input.done", **ids, input=text))
             item["input"] = text
