@@ -191,13 +191,9 @@ class ChatReader(FastChunkReading):
                     if entries is None:
                         try:  # (text after calls ends them: their held arguments count)
                             self._texts(delta, out)
+                            self._check_answer_size()
                         except LimitExceeded as exc:
-                            return out + self._fail(_limit_failure(exc))
-                        if (
-                            self.max_answer_bytes is not None
-                            and self._answer_size > self.max_answer_bytes
-                        ):
-                            out += self._fail(_answer_failure(self.max_answer_bytes))
+                            out += self._fail(_limit_failure(exc))
                         return out
                     if len(delta) == 1 and type(entries) is list and len(entries) == 1:
                         entry = entries[0]
@@ -383,7 +379,3 @@ class ChatReader(FastChunkReading):
 
 def _limit_failure(exc: LimitExceeded) -> UpstreamFailure:
     return UpstreamFailure("server", f"upstream answer: {exc}")
-
-
-def _answer_failure(limit: int) -> UpstreamFailure:
-    return _limit_failure(LimitExceeded("the upstream answer", limit))
