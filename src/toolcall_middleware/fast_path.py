@@ -132,19 +132,13 @@ class FastPath(Reading):
                 if type(text) is str:
                     if idle:  # without a trigger the parsers give it back as it came
                         trigger = self._trigger
-                        if trigger is not None:
-                            if trigger not in text:
-                                if self.hand:  # see handoff
-                                    self.handed = (
-                                        (template.index, fields, text)
-                                        if value[0] == 34 == value[-1]
-                                        else None
-                                    )
-                                return PASSED_IDLE
-                        elif self._triggers is not None and not any(
-                            char in text for char in self._triggers
+                        if (
+                            trigger not in text
+                            if trigger is not None
+                            else self._triggers is not None
+                            and not any(char in text for char in self._triggers)
                         ):
-                            if self.hand:
+                            if self.hand:  # see handoff
                                 self.handed = (
                                     (template.index, fields, text)
                                     if value[0] == 34 == value[-1]
