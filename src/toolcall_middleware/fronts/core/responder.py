@@ -107,9 +107,11 @@ class FrontResponder:
     async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         if self._fast_event is not None:  # a chat path in this process may hand its readings
             scope = handoff.offer(scope)
+        if not (self.front.stream and self.keepalive is not None):
+            await self._run_app(app, scope, receive)  # nothing runs beside the app
+            return
         async with anyio.create_task_group() as tg:
-            if self.front.stream and self.keepalive is not None:
-                tg.start_soon(self._keep_alive, tg.cancel_scope)
+            tg.start_soon(self._keep_alive, tg.cancel_scope)
             try:
                 await self._run_app(app, scope, receive)
             finally:
