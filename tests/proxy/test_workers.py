@@ -22,6 +22,8 @@ import orjson
 import pytest
 from processes import serve_command
 
+from toolcall_middleware.proxy.workers import remove_orphan_metrics_dirs
+
 MODEL = "kimi_k2-reasoning-two-calls"  # a bundled recording with two Kimi calls
 TOOLS = [{"type": "function", "function": {"name": "bash"}}]
 ADMIN = {"x-admin-key": "k"}
@@ -273,6 +275,26 @@ def test_workers_whose_command_is_killed_drain_and_exit(tmp_path: Path) -> None:
             for pid in filter(running, by_worker):
                 os.kill(pid, signal.SIGKILL)
     assert served.log.read_text().count('"event":"draining"') == 2
+    (orphan,) = metrics_dirs(tmp_path)  # a killed command cannot remove its own
+    # The next command removes it, and its own at exit.
+    with serve_command("--workers", "2", log_dir=tmp_path) as served:
+        (own,) = metrics_dirs(tmp_path)
+        assert own != orphan and str(served.process.pid) in own.name
+        assert served.stop() == 0
+    assert metrics_dirs(tmp_path) == []
+
+
+def test_only_metrics_dirs_of_commands_gone_are_removed(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = tmp_path / f"toolcall-metrics-{gone.pid}-abc"
+    live = tmp_path / f"toolcall-metrics-{os.getpid()}-abc"
+    unnamed = tmp_path / "toolcall-metrics-xyz"  # not a name serve makes
+    for path in (left, live, unnamed):
+        path.mkdir()
+        (path / "counter_1.db").write_bytes(b"x")
+    assert remove_orphan_metrics_dirs(tmp_path) == [left]
+    assert metrics_dirs(tmp_path) == sorted([live, unnamed])
 
 
 def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None:

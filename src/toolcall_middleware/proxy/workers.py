@@ -12,7 +12,9 @@ whose command is killed outright drains too.
 
 Counters: unless the user set ``PROMETHEUS_MULTIPROC_DIR`` (then theirs is used and left), a
 temporary directory is made for prometheus-client's multiprocess mode before the first worker
-starts (workers import the client with the variable set) and removed at exit.
+starts (workers import the client with the variable set) and removed at exit. Its name holds
+the command's pid: a command killed outright (SIGKILL) cannot remove its directory, so the next
+one removes every such directory whose command is gone.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
+from pathlib import Path
 from types import FrameType
 
 from .. import metrics
@@ -40,6 +43,8 @@ from .server import serve_process, uvicorn_config
 log = logging.getLogger("toolcall_middleware.serve")
 
 spawn = multiprocessing.get_context("spawn")
+#: The name of a metrics directory ``multiprocess_metrics`` makes: this, the pid, ``-``, random.
+METRICS_DIR_PREFIX = "toolcall-metrics-"
 
 
 def run_worker(config: ServeConfig, listener: Listener, ready: Event) -> None:
@@ -80,7 +85,9 @@ def multiprocess_metrics(config: ServeConfig) -> Iterator[None]:
     """Counters in multiprocess mode for the workers' lifetime (see the module doc)."""
     own = None
     if config.options.metrics and metrics.available() and not metrics.multiprocess():
-        own = tempfile.mkdtemp(prefix="toolcall-metrics-")
+        if os.name == "posix":  # (the test for a running pid is POSIX's)
+            remove_orphan_metrics_dirs(Path(tempfile.gettempdir()))
+        own = tempfile.mkdtemp(prefix=f"{METRICS_DIR_PREFIX}{os.getpid()}-")
         os.environ[metrics.MULTIPROC_ENV] = own
     try:
         yield
@@ -88,6 +95,33 @@ def multiprocess_metrics(config: ServeConfig) -> Iterator[None]:
         if own is not None:
             os.environ.pop(metrics.MULTIPROC_ENV, None)
             shutil.rmtree(own, ignore_errors=True)
+
+
+def remove_orphan_metrics_dirs(tmp: Path) -> list[Path]:
+    """Remove the metrics directories in ``tmp`` left by commands that are gone (this user's,
+    named by ``multiprocess_metrics``); the directories removed."""
+    removed = []
+    for path in tmp.glob(f"{METRICS_DIR_PREFIX}*-*"):
+        pid = path.name.removeprefix(METRICS_DIR_PREFIX).split("-", 1)[0]
+        try:
+            if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.getuid():
+                continue
+        except OSError:
+            continue  # gone meanwhile
+        if not _running(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    return True
 
 
 def serve_workers(config: ServeConfig) -> int:
