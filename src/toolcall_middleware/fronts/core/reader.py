@@ -211,7 +211,10 @@ class ChatReader(FastChunkReading):
                             try:
                                 self._check_answer_size()
                                 self._calls_closed = False
-                                self._native_entries(self._native.feed(entries), out)
+                                found = self._native.next_call(entry)
+                                if found is None:
+                                    found = self._native.feed(entries)
+                                self._native_entries(found, out)
                             except LimitExceeded as exc:
                                 out += self._fail(_limit_failure(exc))
                             return out
