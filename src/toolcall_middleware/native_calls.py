@@ -194,6 +194,11 @@ class NativeToolCalls:
         argument text that comes for them later is dropped as arriving after the end (an API
         front ends the open calls when text follows them)."""
         out: list[Entry] = []
+        if len(self._open) == 1:
+            (call,) = self._open
+            if call.started:  # what ``_pump`` does with it, once closed: it ends
+                self._end(call, out)
+                return out
         for call in self._open:
             call.closed = True
         self._pump(out)

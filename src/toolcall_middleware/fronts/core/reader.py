@@ -337,9 +337,10 @@ class ChatReader(FastChunkReading):
         """End every call: text follows them, or the choice is over."""
         if self._calls_closed and not final:
             return
-        entries = self._native.finish() if final else self._native.end_calls()
-        entries += self._calls.close() if final else []
-        self._entries(entries, out)
+        native = self._native
+        entries = native.finish() + self._calls.close() if final else native.end_calls()
+        if entries:
+            self._entries(entries, out)
         if self._open is not None:
             out.append(self._end(self._open))
             self._open = None
