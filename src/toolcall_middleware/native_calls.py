@@ -155,18 +155,15 @@ class NativeToolCalls:
             if not first.started or not (first.closed or self._calls.complete_object(first)):
                 return None
             self._end(first, out)
+        # The new call, as ``_entry`` and ``_start`` make it from its header.
         self._last_slot = index
-        self._start_named(index, call_id, name, out)
-        return out
-
-    def _start_named(self, slot: int, call_id: str, name: str, out: list[Entry]) -> None:
-        """``next_call``'s new call: what ``_entry`` and ``_start`` make of its header."""
-        call = self._slots[slot] = _Native(slot)
+        call = self._slots[index] = _Native(index)
         call.name, call.id, call.last_id = name, call_id, call_id
         call.explicit = call.started = True
         self._open[call] = None
         out.extend(self._calls.start(name, call_id, call, native=True))
         self._calls.piece("", call)  # (its arguments are there, empty so far)
+        return out
 
     def feed_message(self, entries: list[Any]) -> list[Entry]:
         """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever

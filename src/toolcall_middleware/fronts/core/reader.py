@@ -197,7 +197,10 @@ class ChatReader(FastChunkReading):
                         return out
                     if len(delta) == 1 and type(entries) is list and len(entries) == 1:
                         entry = entries[0]
-                        index = self._native.continuation(entry)
+                        # (``continuation`` takes no entry with an id: a call's header is not
+                        # offered to it.)
+                        header = type(entry) is dict and "id" in entry
+                        index = None if header else self._native.continuation(entry)
                         if index is not None:
                             piece = piece_entries(index, entry["function"]["arguments"])
                             try:
