@@ -220,3 +220,95 @@ def odd_entries(draw: st.DrawFn) -> Any:
         entry["name"] = "kilo_name"
     entry["function"] = function if draw(st.integers(0, 15)) else None
     return entry
+
+
+# --- The normaliser's shortcuts against its general path -----------------------------------
+
+ARGUMENTS = ["", "", "", "{}", '{"a": 1}', '{"a"', ": 1}", "{", " ", None, {"a": 1}, _ABSENT]
+IDS = ["call_a", "call_b", "call_c", "call_a", "", None, 5, _ABSENT]
+NAMES = ["f", "g", "f", "", None, 3, _ABSENT]
+
+
+@st.composite
+def headers(draw: st.DrawFn, odd: int = 3) -> dict[str, Any]:
+    """A call's header, canonical most often (the shortcut's case), else odd in some way (each
+    way about once in ``odd``)."""
+    index = draw(st.sampled_from([0, 1, 2, 3, 4, 5, 1, 2, None, "1", _ABSENT]))
+    call_id = draw(st.sampled_from(IDS)) if draw(st.integers(0, odd)) == 0 else f"call_{index}"
+    name = draw(st.sampled_from(NAMES)) if draw(st.integers(0, odd)) == 0 else "f"
+    arguments = draw(st.sampled_from(ARGUMENTS)) if draw(st.integers(0, odd)) == 0 else ""
+    function = {"name": name, "arguments": arguments}
+    entry: dict[str, Any] = {"index": index, "id": call_id, "type": "function"}
+    if draw(st.integers(0, 3 * odd)) == 0:  # Kilo's shorthand: the fields on the entry itself
+        entry.update(function)
+    else:
+        entry["function"] = function
+    if draw(st.integers(0, 3 * odd)) == 0:
+        entry["name"] = "top_level"
+    return _without_absent(entry)
+
+
+@st.composite
+def more_arguments(draw: st.DrawFn) -> dict[str, Any]:
+    """More argument text for some index (or none)."""
+    index = draw(st.sampled_from([0, 1, 2, 3, None, _ABSENT]))
+    fragment = draw(st.sampled_from(['{"a": 1}', '{"a"', ": 1}", "}", "", " ", "x", None]))
+    return _without_absent({"index": index, "function": {"arguments": fragment}})
+
+
+@st.composite
+def whole_calls(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A call's header then its arguments in pieces, complete most often, as chat paths send."""
+    header = draw(headers(odd=9))
+    index = header.get("index")
+    arguments = draw(st.sampled_from(['{"a": 1}', "{}", '{"a": 1}', "", '{"a"', "[1]", "{}" * 9]))
+    cuts = sorted(draw(st.lists(st.integers(0, len(arguments)), max_size=3)))
+    steps: list[Any] = [header]
+    for a, b in zip([0, *cuts], [*cuts, len(arguments)], strict=True):
+        steps.append({"index": index, "function": {"arguments": arguments[a:b]}})
+    return tuple(steps)
+
+
+def _without_absent(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` without its ``_ABSENT`` members (at any depth)."""
+    return {
+        key: _without_absent(value) if isinstance(value, dict) else value
+        for key, value in entry.items()
+        if value is not _ABSENT
+    }
+
+
+def normaliser_state(
+    native: NativeToolCalls, calls: ToolCallAssembler, report: FakeReport | None
+) -> Any:
+    """Everything the normaliser, its assembler and the report hold, as plain values."""
+
+    def of_native(call: Any) -> tuple[Any, ...]:
+        return tuple(getattr(call, name) for name in type(call).__slots__)
+
+    def of_call(call: Any) -> tuple[Any, ...]:
+        return tuple(getattr(call, name) for name in type(call).__slots__)
+
+    return (
+        native.held,
+        native.queued,
+        native._last_slot,
+        native._wait_for_id,
+        {slot: of_native(call) for slot, call in native._slots.items()},
+        [of_native(call) for call in native._open],
+        calls.count,
+        sorted(calls._ids),
+        [(of_native(key), of_call(call)) for key, call in calls._open.items()],
+        [of_call(call) for call in calls._held],
+        calls._budget.used,
+        None if report is None else (report.calls, report.reasons, report.fallbacks),
+    )
+
+
+def general_end_calls(native: NativeToolCalls) -> list[Entry]:
+    """``end_calls`` by the general path: every open call closed, then ``_pump``."""
+    out: list[Entry] = []
+    for call in native._open:
+        call.closed = True
+    native._pump(out)
+    return out

@@ -126,6 +126,45 @@ class NativeToolCalls:
         self._last_slot = index
         return self._calls.piece(fragment, call)
 
+    def next_call(self, entry: Any) -> list[Entry] | None:
+        """A new call's header as a chat path writes it, cheaply: ``{"index": i, "id": "...",
+        "function": {"name": "...", "arguments": ""}}`` (other members are not read), for an
+        index with no open call, in stream mode, while no call is open or the only open call
+        is started and over (its arguments are a complete object, or it was closed). What
+        ``feed([entry])`` gives then: the open call's end, and the new call's header, the two
+        calls left as ``feed`` leaves them. ``None``, nothing changed, for anything else (use
+        ``feed``), also when the open call goes on (the new call would queue behind it)."""
+        if type(entry) is not dict or not self._sequential:
+            return None
+        index, call_id, function = entry.get("index"), entry.get("id"), entry.get("function")
+        if type(index) is not int or type(call_id) is not str or type(function) is not dict:
+            return None
+        name, arguments = function.get("name"), function.get("arguments")
+        if not call_id or type(name) is not str or not name or type(arguments) is not str:
+            return None
+        if arguments:
+            return None
+        slot = self._slots.get(index)
+        if slot is not None and not slot.ended:
+            return None  # a call of this index is open: ``_entry`` groups the entry
+        out: list[Entry] = []
+        if self._open:
+            if len(self._open) != 1:
+                return None
+            (first,) = self._open
+            if not first.started or not (first.closed or self._calls.complete_object(first)):
+                return None
+            self._end(first, out)
+        # The new call, as ``_entry`` and ``_start`` make it from its header.
+        self._last_slot = index
+        call = self._slots[index] = _Native(index)
+        call.name, call.id, call.last_id = name, call_id, call_id
+        call.explicit = call.started = True
+        self._open[call] = None
+        out.extend(self._calls.start(name, call_id, call, native=True))
+        self._calls.piece("", call)  # (its arguments are there, empty so far)
+        return out
+
     def feed_message(self, entries: list[Any]) -> list[Entry]:
         """A non-streaming ``message.tool_calls`` list: each element is a whole call, whatever
         ``index`` it carries (some servers put ``index: 0`` on all of them)."""
@@ -152,6 +191,11 @@ class NativeToolCalls:
         argument text that comes for them later is dropped as arriving after the end (an API
         front ends the open calls when text follows them)."""
         out: list[Entry] = []
+        if len(self._open) == 1:
+            (call,) = self._open
+            if call.started:  # what ``_pump`` does with it, once closed: it ends
+                self._end(call, out)
+                return out
         for call in self._open:
             call.closed = True
         self._pump(out)

@@ -197,7 +197,10 @@ class ChatReader(FastChunkReading):
                         return out
                     if len(delta) == 1 and type(entries) is list and len(entries) == 1:
                         entry = entries[0]
-                        index = self._native.continuation(entry)
+                        # (``continuation`` takes no entry with an id: a call's header is not
+                        # offered to it.)
+                        header = type(entry) is dict and "id" in entry
+                        index = None if header else self._native.continuation(entry)
                         if index is not None:
                             piece = piece_entries(index, entry["function"]["arguments"])
                             try:
@@ -211,7 +214,10 @@ class ChatReader(FastChunkReading):
                             try:
                                 self._check_answer_size()
                                 self._calls_closed = False
-                                self._native_entries(self._native.feed(entries), out)
+                                found = self._native.next_call(entry)
+                                if found is None:
+                                    found = self._native.feed(entries)
+                                self._native_entries(found, out)
                             except LimitExceeded as exc:
                                 out += self._fail(_limit_failure(exc))
                             return out
@@ -334,9 +340,10 @@ class ChatReader(FastChunkReading):
         """End every call: text follows them, or the choice is over."""
         if self._calls_closed and not final:
             return
-        entries = self._native.finish() if final else self._native.end_calls()
-        entries += self._calls.close() if final else []
-        self._entries(entries, out)
+        native = self._native
+        entries = native.finish() + self._calls.close() if final else native.end_calls()
+        if entries:
+            self._entries(entries, out)
         if self._open is not None:
             out.append(self._end(self._open))
             self._open = None
