@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from toolcall_middleware.fronts.core.plumbing import named_events
 from toolcall_middleware.fronts.core.rendered import Plan, SlotTemplate
-from toolcall_middleware.fronts.responses import items
+from toolcall_middleware.fronts.responses import items, written_calls
+from toolcall_middleware.fronts.responses.written_calls import CallTemplates
 
 #: Text every encoder writes (no lone surrogates: orjson refuses them).
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
@@ -78,4 +79,64 @@ def test_a_responses_item_opens_and_closes_from_templates(
     )
     assert named_events([closing], large=True) == named_events(
         items.closing(kind, reasoning_as, item_id, index, seq, text), large=True
+    )
+
+
+@pytest.mark.parametrize("kind", ["reasoning", "output_text", "refusal"])
+@pytest.mark.parametrize("reasoning_as", ["content", "summary"])
+@given(index=NUMBERS, seq=NUMBERS, text=TEXT)
+def test_a_closed_responses_item_is_kept_as_the_json_of_its_whole_item(
+    kind: str, reasoning_as: str, index: int, seq: int, text: str
+) -> None:
+    item_id = f"rs_00ff_{index}"
+    written = items.written_closing_and_item(
+        named_events, kind, reasoning_as, item_id, index, seq, text
+    )
+    assert written is not None
+    event, kept = written
+    assert event == items.written_closing(
+        named_events, kind, reasoning_as, item_id, index, seq, text
+    )
+    assert kept == orjson.dumps(items.whole(kind, item_id, text, reasoning_as, False))
+
+
+@given(item_id=TEXT, index=NUMBERS, seq=NUMBERS, call_id=TEXT, name=TEXT, arguments=TEXT)
+def test_a_function_call_opens_and_closes_from_templates(
+    item_id: str, index: int, seq: int, call_id: str, name: str, arguments: str
+) -> None:
+    templates = CallTemplates.learn(named_events)
+    assert templates is not None  # the fast path relies on them
+    # What the general path sends: the call's item as it opens, then completed.
+    item = items.call_item(False, item_id, call_id, name, None)
+    opening = named_events([items.call_added(seq, index, item)])
+    closing = named_events(items.call_closing(item, index, seq + 1, arguments))
+    opened = templates.opened(item_id, index, seq, call_id, name)
+    closed, kept = templates.closed(item_id, index, seq + 1, call_id, name, arguments)
+    assert opened[1][0] == opening
+    assert closed[1][0] == closing
+    assert kept == orjson.dumps(item)  # the done item, as the translator keeps it
+    # In any batch, and built again for a large one.
+    assert named_events([opened, closed]) == opening + closing
+    assert named_events([closed], large=True) == named_events(
+        items.call_closing(
+            items.call_item(False, item_id, call_id, name, None), index, seq + 1, arguments
+        ),
+        large=True,
+    )
+
+
+def test_call_templates_are_proved_on_the_builders_the_general_path_uses() -> None:
+    # A done item not built as the closing's item is: no template for its JSON.
+    def not_alike(item_id: str, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+        return {"id": item_id, "call_id": call_id, "name": name.upper(), "arguments": arguments}
+
+    assert (
+        SlotTemplate.build(orjson.dumps, not_alike, (str, str, str, str), written_calls._DONE_PLAN)
+        is None
+    )
+    assert (
+        SlotTemplate.build(
+            orjson.dumps, written_calls.done_item, (str, str, str, str), written_calls._DONE_PLAN
+        )
+        is not None
     )

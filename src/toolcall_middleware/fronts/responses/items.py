@@ -41,6 +41,36 @@ def shell(kind: str, item_id: str) -> dict[str, Any]:
     }
 
 
+def delta_types(reasoning_as: str) -> dict[str, str]:
+    """The type of the delta events of each kind of item (``reasoning_as``: see
+    ``ResponsesOptions``)."""
+    summary = reasoning_as == "summary"
+    return {
+        "reasoning": f"response.reasoning_{'summary_' if summary else ''}text.delta",
+        "output_text": "response.output_text.delta",
+        "refusal": "response.refusal.delta",
+    }
+
+
+def text_delta(delta_type: str, item_id: str, index: int, seq: int, text: str) -> Event:
+    """One delta event (of ``delta_types``' ``delta_type``) of a reasoning or message item (the
+    fast path's template is made from this very function)."""
+    data: dict[str, Any] = {
+        "type": delta_type,
+        "sequence_number": seq,
+        "item_id": item_id,
+        "output_index": index,
+    }
+    if delta_type == "response.reasoning_summary_text.delta":
+        data["summary_index"] = 0
+    else:
+        data["content_index"] = 0
+    data["delta"] = text
+    if delta_type == "response.output_text.delta":
+        data["logprobs"] = []
+    return delta_type, data
+
+
 def opened(
     kind: str, item_id: str, index: int, seq: int, reasoning_as: str
 ) -> tuple[dict[str, Any], list[Event]]:
@@ -219,8 +249,19 @@ def written_closing(
     encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
 ) -> tuple[str, Any] | None:
     """``closing``'s events, written from their template; or ``None``: none."""
+    written = written_closing_and_item(encode, kind, reasoning_as, item_id, index, seq, text)
+    return None if written is None else written[0]
+
+
+def written_closing_and_item(
+    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
+) -> tuple[tuple[str, Any], bytes] | None:
+    """``closing``'s events and the JSON of the whole item (``orjson.dumps(whole(kind,
+    item_id, text, reasoning_as, False))``), both written from their templates; or ``None``:
+    no template."""
     template = learnt(encode, closing, (kind, reasoning_as), _CLOSING_SLOTS, _CLOSING_PLAN)
-    if template is None:
+    item = learnt(_dumps, whole_unencrypted, (kind, reasoning_as), _WHOLE_SLOTS, _WHOLE_PLAN)
+    if template is None or item is None:
         return None
     id_json, text_json = _dumps(item_id), _dumps(text)
     data = template.pattern % (
@@ -228,7 +269,20 @@ def written_closing(
         *(seq + 1, id_json, index, text_json),
         *(seq + 2, index, id_json, text_json),
     )
-    return RENDERED, (data, template.make, (item_id, index, seq, text))
+    return (RENDERED, (data, template.make, (item_id, index, seq, text))), item.pattern % (
+        id_json,
+        text_json,
+    )
+
+
+def whole_unencrypted(kind: str, reasoning_as: str, item_id: str, text: str) -> dict[str, Any]:
+    """``whole`` without encrypted reasoning, the fixed arguments first (the builder of the
+    template of its JSON)."""
+    return whole(kind, item_id, text, reasoning_as, False)
+
+
+_WHOLE_SLOTS = (str, str)
+_WHOLE_PLAN = ((0, None), (1, None))
 
 
 # --- function and custom tool calls ------------------------------------------------------
@@ -269,6 +323,34 @@ def item_event(kind: str, seq: int, index: int, item: dict[str, Any]) -> Event:
 def call_added(seq: int, index: int, item: dict[str, Any]) -> Event:
     """The event that opens a call (its item as it is now)."""
     return item_event(ITEM_ADDED, seq, index, dict(item))
+
+
+def custom_call_events(seq: int, index: int, item: dict[str, Any], text: str) -> list[Event]:
+    """The events of a custom call, sent whole at its end with its input ``text`` (which its
+    ``item`` takes): added, input delta, input done, item done."""
+    ids = {"item_id": item["id"], "output_index": index}
+    delta, done = "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"
+    events = [
+        call_added(seq, index, item),
+        (delta, {"type": delta, "sequence_number": seq + 1, **ids, "delta": text}),
+        (done, {"type": done, "sequence_number": seq + 2, **ids, "input": text}),
+    ]
+    item["input"] = text
+    events.append(item_done(seq + 3, index, item))
+    return events
+
+
+def completed_call(item: dict[str, Any], arguments: str) -> dict[str, Any]:
+    """A function call's ``item``, completed with its ``arguments``."""
+    item["arguments"] = arguments
+    item["status"] = "completed"
+    return item
+
+
+def call_closing(item: dict[str, Any], index: int, seq: int, arguments: str) -> list[Event]:
+    """The events that close a function call: its arguments, its item completed with them."""
+    completed_call(item, arguments)
+    return [arguments_done(seq, item["id"], index, arguments), item_done(seq + 1, index, item)]
 
 
 def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:

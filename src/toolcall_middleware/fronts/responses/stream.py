@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -23,16 +23,15 @@ from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
-from ..core.templates import EventTemplate
 from . import items
 from .errors import stream_error
 from .request import ResponsesRequest
 from .usage import usage_of
+from .written_calls import CallTemplates
 
 Event = tuple[str, dict[str, Any]]
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
-_DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "response.refusal.delta"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
@@ -64,13 +63,14 @@ class ResponseTranslator(Translator):
     ) -> None:
         self.request = request
         self.reasoning_as = reasoning_as
-        self._reasoning_delta = (
-            "response.reasoning_summary_text.delta"
-            if reasoning_as == "summary"
-            else "response.reasoning_text.delta"
-        )
+        #: The type of each kind of item's delta events.
+        self._delta_types = items.delta_types(reasoning_as)
         self.id = response_id or "resp_" + secrets.token_hex(12)
         self._hex = self.id.removeprefix("resp_")
+        # Each item's id: its kind's prefix and its index.
+        self._rs_prefix, self._msg_prefix, self._fc_prefix, self._ctc_prefix = (
+            f"{kind}_{self._hex}_" for kind in ("rs", "msg", "fc", "ctc")
+        )
         self._call_count = 0
         # The final output holds the whole answer: cap it (``max_answer_bytes``).
         self.reader = ChatReader(
@@ -88,6 +88,8 @@ class ResponseTranslator(Translator):
         self.open: _Item | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
+        #: ``_call_templates``, once learnt (False: not yet).
+        self._calls_written: CallTemplates | Literal[False] | None = False
         #: The fast path's delta event of the open item or function call: the kind of text it
         #: takes (``fastpath.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
@@ -181,18 +183,15 @@ class ResponseTranslator(Translator):
         )
 
     def _fast(
-        self, kind: int, template: EventTemplate | None, parts: list[str] | None = None
+        self, kind: int, template: tuple[bytes, bytes, bytes] | None, parts: list[str] | None
     ) -> None:
-        """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
+        """What the fast path sends next: ``kind`` deltas from ``template``'s head, middle and
+        tail (``EventTemplate``'s; None: none)."""
         if template is None:
             self._fast_kind = -1
         else:
             self._fast_kind = kind
-            self._fast_head, self._fast_middle, self._fast_tail = (
-                template.head,
-                template.middle,
-                template.tail,
-            )
+            self._fast_head, self._fast_middle, self._fast_tail = template
             self._fast_parts = parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
@@ -205,32 +204,12 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 1
-        out.append(self._text_delta(item, seq, text))
-
-    def _text_delta(self, item: _Item, seq: int, text: str) -> Event:
-        """One delta event of the open reasoning or message item (the fast path's template
-        is made from this very function)."""
-        kind = item.kind
-        delta_type = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-        data: dict[str, Any] = {
-            "type": delta_type,
-            "sequence_number": seq,
-            "item_id": item.id,
-            "output_index": item.index,
-        }
-        if delta_type == "response.reasoning_summary_text.delta":
-            data["summary_index"] = 0
-        else:
-            data["content_index"] = 0
-        data["delta"] = text
-        if kind == "output_text":
-            data["logprobs"] = []
-        return delta_type, data
+        out.append(items.text_delta(self._delta_types[kind], item.id, item.index, seq, text))
 
     def _open_text(self, kind: str, out: list[Event]) -> _Item:
         index = len(self.output)
-        prefix = "rs" if kind == "reasoning" else "msg"
-        item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
+        prefix = self._rs_prefix if kind == "reasoning" else self._msg_prefix
+        item = self.open = _Item(kind, f"{prefix}{index}", index)
         seq = self.seq
         self.seq = seq + 2
         rendered = None
@@ -247,13 +226,13 @@ class ResponseTranslator(Translator):
             self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
-            delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-            template = self.item_template(
-                delta_kind,
+            delta_type = self._delta_types[kind]
+            template = self.numbered_item_template(
+                delta_type,
                 lambda item_id, index: (
-                    lambda seq, text: self._text_delta(_Item(kind, item_id, index), seq, text)[1]
+                    lambda seq, text: items.text_delta(delta_type, item_id, index, seq, text)[1]
                 ),
-                item.id,
+                prefix,
                 index,
                 alike="text",
             )
@@ -276,13 +255,12 @@ class ResponseTranslator(Translator):
             self.request.encrypted_reasoning,
         )
         if self.renders and not encrypted and not self.large:
-            rendered = items.written_closing(
+            written = items.written_closing_and_item(
                 self.encoder, kind, reasoning_as, item.id, item.index, seq, text
             )
-            if rendered is not None:
-                whole = items.whole(kind, item.id, text, reasoning_as, False)
-                self._keep_done(item.index, whole, len(text))
-                return [rendered]
+            if written is not None:
+                self.output[item.index] = written[1]  # kept as ``_keep_done`` keeps it
+                return [written[0]]
         whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
         # (Encrypted reasoning holds the text again, longer: a message holds none.)
         encrypted_content = whole.get("encrypted_content") or ""
@@ -296,7 +274,7 @@ class ResponseTranslator(Translator):
         namespace, name = self.request.names.client_name(event.name)
         self.call_custom = event.name in self.request.names.custom
         index = len(self.output)
-        item_id = f"{'ctc' if self.call_custom else 'fc'}_{self._hex}_{index}"
+        item_id = f"{self._ctc_prefix if self.call_custom else self._fc_prefix}{index}"
         item = items.call_item(self.call_custom, item_id, event.id, name, namespace)
         self.call = item
         self.output.append(item)
@@ -306,20 +284,25 @@ class ResponseTranslator(Translator):
             ARGUMENTS,
             None
             if self.call_custom
-            else self.item_template(
+            else self.numbered_item_template(
                 "response.function_call_arguments.delta",
                 lambda item_id, index: (
                     lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
                 ),
-                item_id,
+                self._fc_prefix,
                 index,
                 alike="call",
             ),
+            None,
         )
         if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
             seq = self.seq
             self.seq = seq + 1
-            out.append(items.call_added(seq, index, item))
+            templates = self._call_templates()
+            if templates is not None and namespace is None:
+                out.append(templates.opened(item_id, index, seq, event.id, name))
+            else:
+                out.append(items.call_added(seq, index, item))
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -327,27 +310,43 @@ class ResponseTranslator(Translator):
         if item is None:
             return
         index = self._index_of(item)
-        if len(event.raw) >= LARGE_STRING:
+        raw = event.raw
+        if len(raw) >= LARGE_STRING:
             self.large = True
         if self.call_custom:
-            ids = {"item_id": item["id"], "output_index": index}
-            value = event.arguments.get("input")
-            text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
-            seq = self.seq
-            self.seq = seq + 1
-            out.append(items.call_added(seq, index, item))
-            out.append(self._event("response.custom_tool_call_input.delta", **ids, delta=text))
-            out.append(self._event("response.custom_tool_call_input.done", **ids, input=text))
-            item["input"] = text
-        else:
-            seq = self.seq
-            self.seq = seq + 1
-            out.append(items.arguments_done(seq, item["id"], index, event.raw))
-            item["arguments"] = event.raw
-            item["status"] = "completed"
+            self._custom_call_end(event, item, index, out)
+            return
         seq = self.seq
-        self.seq = seq + 1
-        out.append(items.item_done(seq, index, item))
+        self.seq = seq + 2
+        templates = self._calls_written
+        if templates and not self.large and "namespace" not in item:
+            written, kept = templates.closed(
+                item["id"], index, seq, item["call_id"], item["name"], raw
+            )
+            out.append(written)
+            self.output[index] = kept  # as ``_keep_done`` keeps it
+            return
+        out += items.call_closing(item, index, seq, raw)
+        self._keep_done(index, item, len(raw))
+
+    def _call_templates(self) -> CallTemplates | None:
+        """The templates this stream writes function calls from (``None``: none)."""
+        templates = self._calls_written
+        if templates is False:
+            templates = self._calls_written = (
+                CallTemplates.learn(self.encoder) if self.renders else None
+            )
+        return templates or None
+
+    def _custom_call_end(
+        self, event: core.CallEnd, item: dict[str, Any], index: int, out: list[Event]
+    ) -> None:
+        """A custom call is sent whole at its end, its input unwrapped."""
+        value = event.arguments.get("input")
+        text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
+        seq = self.seq
+        self.seq = seq + 4
+        out += items.custom_call_events(seq, index, item, text)
         self._keep_done(index, item, len(event.raw))
 
     def _keep_done(self, index: int, item: dict[str, Any], size: int) -> None:
