@@ -13,8 +13,14 @@ from hypothesis import strategies as st
 
 from toolcall_middleware.fronts.core.plumbing import named_events
 from toolcall_middleware.fronts.core.rendered import Plan, SlotTemplate
-from toolcall_middleware.fronts.responses import items, written_calls
-from toolcall_middleware.fronts.responses.written_calls import CallTemplates
+from toolcall_middleware.fronts.responses import items
+from toolcall_middleware.fronts.responses.written import (
+    CallTemplates,
+    TextTemplates,
+    call_done,
+    text_closing,
+    text_opening,
+)
 
 #: Text every encoder writes (no lone surrogates: orjson refuses them).
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
@@ -65,38 +71,22 @@ def test_a_responses_item_opens_and_closes_from_templates(
     kind: str, reasoning_as: str, index: int, seq: int, text: str
 ) -> None:
     item_id = f"msg_00ff_{index}"
-    opening = items.written_opening(named_events, kind, reasoning_as, item_id, index, seq)
-    assert opening is not None  # every item kind has them: the fast path relies on them
-    assert opening[1][0] == named_events(items.opening(kind, reasoning_as, item_id, index, seq))
-    closing = items.written_closing(named_events, kind, reasoning_as, item_id, index, seq, text)
-    assert closing is not None
-    expected = named_events(items.closing(kind, reasoning_as, item_id, index, seq, text))
+    templates = TextTemplates.learn(named_events, kind, reasoning_as)
+    assert templates is not None  # every item kind has them: the fast path relies on them
+    opening = templates.opened(item_id, index, seq)
+    assert opening[1][0] == named_events(text_opening(kind, reasoning_as, item_id, index, seq))
+    closing, kept = templates.closed(item_id, index, seq, text)
+    expected = named_events(text_closing(kind, reasoning_as, item_id, index, seq, text))
     assert closing[1][0] == expected
     # What the encoder writes for them in any batch, and built again for a large one.
     assert (
         named_events([opening, closing])
-        == named_events(items.opening(kind, reasoning_as, item_id, index, seq)) + expected
+        == named_events(text_opening(kind, reasoning_as, item_id, index, seq)) + expected
     )
     assert named_events([closing], large=True) == named_events(
-        items.closing(kind, reasoning_as, item_id, index, seq, text), large=True
+        text_closing(kind, reasoning_as, item_id, index, seq, text), large=True
     )
-
-
-@pytest.mark.parametrize("kind", ["reasoning", "output_text", "refusal"])
-@pytest.mark.parametrize("reasoning_as", ["content", "summary"])
-@given(index=NUMBERS, seq=NUMBERS, text=TEXT)
-def test_a_closed_responses_item_is_kept_as_the_json_of_its_whole_item(
-    kind: str, reasoning_as: str, index: int, seq: int, text: str
-) -> None:
-    item_id = f"rs_00ff_{index}"
-    written = items.written_closing_and_item(
-        named_events, kind, reasoning_as, item_id, index, seq, text
-    )
-    assert written is not None
-    event, kept = written
-    assert event == items.written_closing(
-        named_events, kind, reasoning_as, item_id, index, seq, text
-    )
+    # The done item, as the translator keeps it.
     assert kept == orjson.dumps(items.whole(kind, item_id, text, reasoning_as, False))
 
 
@@ -125,18 +115,14 @@ def test_a_function_call_opens_and_closes_from_templates(
     )
 
 
+#: Where a done call's item holds its id, call id, name and arguments.
+DONE_PLAN: Plan = ((0, None), (1, None), (2, None), (3, None))
+
+
 def test_call_templates_are_proved_on_the_builders_the_general_path_uses() -> None:
     # A done item not built as the closing's item is: no template for its JSON.
     def not_alike(item_id: str, call_id: str, name: str, arguments: str) -> dict[str, Any]:
         return {"id": item_id, "call_id": call_id, "name": name.upper(), "arguments": arguments}
 
-    assert (
-        SlotTemplate.build(orjson.dumps, not_alike, (str, str, str, str), written_calls._DONE_PLAN)
-        is None
-    )
-    assert (
-        SlotTemplate.build(
-            orjson.dumps, written_calls.done_item, (str, str, str, str), written_calls._DONE_PLAN
-        )
-        is not None
-    )
+    assert SlotTemplate.build(orjson.dumps, not_alike, (str, str, str, str), DONE_PLAN) is None
+    assert SlotTemplate.build(orjson.dumps, call_done, (str, str, str, str), DONE_PLAN) is not None

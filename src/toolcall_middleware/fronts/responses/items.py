@@ -11,14 +11,24 @@ from typing import Any
 
 import orjson
 
-from ..core.rendered import RENDERED, learnt
-from ..core.templates import Encoder
 from .request import encode_reasoning
 
 Event = tuple[str, dict[str, Any]]
 
 _dumps = orjson.dumps
 ITEM_ADDED, ITEM_DONE = "response.output_item.added", "response.output_item.done"
+
+
+class OpenItem:
+    """A reasoning or message item being streamed: its text so far, in parts."""
+
+    __slots__ = ("id", "index", "kind", "parts")
+
+    def __init__(self, kind: str, item_id: str, index: int) -> None:
+        self.kind = kind  # "reasoning", "output_text" or "refusal"
+        self.id = item_id
+        self.index = index
+        self.parts: list[str] = []
 
 
 def shell(kind: str, item_id: str) -> dict[str, Any]:
@@ -205,84 +215,6 @@ def closed(
             "part": item["content"][0],
         }
     return item, [(text_kind, text_done), (part_kind, part_done), item_done(seq + 2, index, item)]
-
-
-def opening(kind: str, reasoning_as: str, item_id: str, index: int, seq: int) -> list[Event]:
-    """``opened``'s events, the fixed arguments first (the builder of their template)."""
-    return opened(kind, item_id, index, seq, reasoning_as)[1]
-
-
-def closing(
-    kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
-) -> list[Event]:
-    """``closed``'s events for an item without encrypted reasoning, the fixed arguments first
-    (the builder of their template)."""
-    return closed(kind, item_id, index, seq, text, reasoning_as, False)[1]
-
-
-# The values ``opening`` and ``closing`` take after their fixed arguments (their slots), and
-# where their events hold them, in order (``rendered.SlotTemplate``).
-_ID, _INDEX, _SEQ, _TEXT = 0, 1, 2, 3
-_OPENING_SLOTS = (str, int, int)
-_OPENING_PLAN = ((_SEQ, 0), (_INDEX, 0), (_ID, None), (_SEQ, 1), (_ID, None), (_INDEX, 0))
-_CLOSING_SLOTS = (str, int, int, str)
-_CLOSING_PLAN = (
-    *((_SEQ, 0), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the text's "done"
-    *((_SEQ, 1), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the content part's
-    *((_SEQ, 2), (_INDEX, 0), (_ID, None), (_TEXT, None)),  # the item's
-)
-
-
-def written_opening(
-    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int
-) -> tuple[str, Any] | None:
-    """``opening``'s events, written from their template; or ``None``: none."""
-    template = learnt(encode, opening, (kind, reasoning_as), _OPENING_SLOTS, _OPENING_PLAN)
-    if template is None:
-        return None
-    id_json = _dumps(item_id)
-    data = template.pattern % (seq, index, id_json, seq + 1, id_json, index)
-    return RENDERED, (data, template.make, (item_id, index, seq))
-
-
-def written_closing(
-    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
-) -> tuple[str, Any] | None:
-    """``closing``'s events, written from their template; or ``None``: none."""
-    written = written_closing_and_item(encode, kind, reasoning_as, item_id, index, seq, text)
-    return None if written is None else written[0]
-
-
-def written_closing_and_item(
-    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
-) -> tuple[tuple[str, Any], bytes] | None:
-    """``closing``'s events and the JSON of the whole item (``orjson.dumps(whole(kind,
-    item_id, text, reasoning_as, False))``), both written from their templates; or ``None``:
-    no template."""
-    template = learnt(encode, closing, (kind, reasoning_as), _CLOSING_SLOTS, _CLOSING_PLAN)
-    item = learnt(_dumps, whole_unencrypted, (kind, reasoning_as), _WHOLE_SLOTS, _WHOLE_PLAN)
-    if template is None or item is None:
-        return None
-    id_json, text_json = _dumps(item_id), _dumps(text)
-    data = template.pattern % (
-        *(seq, id_json, index, text_json),
-        *(seq + 1, id_json, index, text_json),
-        *(seq + 2, index, id_json, text_json),
-    )
-    return (RENDERED, (data, template.make, (item_id, index, seq, text))), item.pattern % (
-        id_json,
-        text_json,
-    )
-
-
-def whole_unencrypted(kind: str, reasoning_as: str, item_id: str, text: str) -> dict[str, Any]:
-    """``whole`` without encrypted reasoning, the fixed arguments first (the builder of the
-    template of its JSON)."""
-    return whole(kind, item_id, text, reasoning_as, False)
-
-
-_WHOLE_SLOTS = (str, str)
-_WHOLE_PLAN = ((0, None), (1, None))
 
 
 # --- function and custom tool calls ------------------------------------------------------

@@ -18,6 +18,15 @@ from typing import Any, Literal
 import orjson
 
 from .. import core
+from ..core.events import (
+    CallArgs,
+    CallEnd,
+    CallStart,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    UpstreamError,
+)
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
@@ -25,9 +34,10 @@ from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from . import items
 from .errors import stream_error
+from .items import OpenItem
 from .request import ResponsesRequest
 from .usage import usage_of
-from .written_calls import CallTemplates
+from .written import CallTemplates, TextTemplates
 
 Event = tuple[str, dict[str, Any]]
 
@@ -35,18 +45,6 @@ _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
-
-
-class _Item:
-    """The open reasoning or message item."""
-
-    __slots__ = ("id", "index", "kind", "parts")
-
-    def __init__(self, kind: str, item_id: str, index: int) -> None:
-        self.kind = kind  # "reasoning", "output_text" or "refusal"
-        self.id = item_id
-        self.index = index
-        self.parts: list[str] = []
 
 
 class ResponseTranslator(Translator):
@@ -85,9 +83,13 @@ class ResponseTranslator(Translator):
         self.output: list[dict[str, Any] | bytes] = []
         #: Some done item holds a large string: the response is written as a large document.
         self.large_output = False
-        self.open: _Item | None = None
+        self.open: OpenItem | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
+        #: ``_client_name`` per name the upstream called, once known.
+        self._call_names: dict[str, tuple[str | None, str, bool]] = {}
+        #: ``_text_templates`` per kind, once learnt.
+        self._texts_written: dict[str, TextTemplates | None] = {}
         #: ``_call_templates``, once learnt (False: not yet).
         self._calls_written: CallTemplates | Literal[False] | None = False
         #: The fast path's delta event of the open item or function call: the kind of text it
@@ -128,17 +130,18 @@ class ResponseTranslator(Translator):
     # --- core events ------------------------------------------------------------------------
 
     def _translate(self, events: list[core.Event]) -> list[Event]:
+        # (The event classes as globals, not ``core.`` attributes: this runs at every switch.)
         out: list[Event] = []
         for event in events:
             if self.done:
                 break
             kind = type(event)
-            if kind is core.ReasoningDelta:
+            if kind is ReasoningDelta:
                 self._text("reasoning", event.text, out)  # type: ignore[union-attr]
-            elif kind is core.TextDelta:
+            elif kind is TextDelta:
                 channel = event.channel  # type: ignore[union-attr]
                 self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is core.CallArgs:
+            elif kind is CallArgs:
                 call = self.call
                 if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
                     self.large = True
@@ -149,13 +152,13 @@ class ResponseTranslator(Translator):
                     out.append(
                         items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
-            elif isinstance(event, core.CallStart):
+            elif isinstance(event, CallStart):
                 self._call_start(event, out)
-            elif isinstance(event, core.CallEnd):
+            elif isinstance(event, CallEnd):
                 self._call_end(event, out)
-            elif isinstance(event, core.Finish):
+            elif isinstance(event, Finish):
                 out += self._finish(event)
-            elif isinstance(event, core.UpstreamError):
+            elif isinstance(event, UpstreamError):
                 out += self.fail(event.failure)
         return out
 
@@ -206,19 +209,15 @@ class ResponseTranslator(Translator):
         self.seq = seq + 1
         out.append(items.text_delta(self._delta_types[kind], item.id, item.index, seq, text))
 
-    def _open_text(self, kind: str, out: list[Event]) -> _Item:
+    def _open_text(self, kind: str, out: list[Event]) -> OpenItem:
         index = len(self.output)
         prefix = self._rs_prefix if kind == "reasoning" else self._msg_prefix
-        item = self.open = _Item(kind, f"{prefix}{index}", index)
+        item = self.open = OpenItem(kind, f"{prefix}{index}", index)
         seq = self.seq
         self.seq = seq + 2
-        rendered = None
-        if self.renders:
-            rendered = items.written_opening(
-                self.encoder, kind, self.reasoning_as, item.id, index, seq
-            )
-        if rendered is not None:
-            out.append(rendered)
+        templates = self._text_templates(kind)
+        if templates is not None:
+            out.append(templates.opened(item.id, index, seq))
             self.output.append(items.shell(kind, item.id))
         else:
             shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
@@ -249,19 +248,15 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 3
-        kind, reasoning_as, encrypted = (
-            item.kind,
-            self.reasoning_as,
-            self.request.encrypted_reasoning,
+        encrypted = self.request.encrypted_reasoning
+        templates = None if encrypted or self.large else self._text_templates(item.kind)
+        if templates is not None:
+            written, kept = templates.closed(item.id, item.index, seq, text)
+            self.output[item.index] = kept  # as ``_keep_done`` keeps it
+            return [written]
+        whole, events = items.closed(
+            item.kind, item.id, item.index, seq, text, self.reasoning_as, encrypted
         )
-        if self.renders and not encrypted and not self.large:
-            written = items.written_closing_and_item(
-                self.encoder, kind, reasoning_as, item.id, item.index, seq, text
-            )
-            if written is not None:
-                self.output[item.index] = written[1]  # kept as ``_keep_done`` keeps it
-                return [written[0]]
-        whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
         # (Encrypted reasoning holds the text again, longer: a message holds none.)
         encrypted_content = whole.get("encrypted_content") or ""
         self._keep_done(item.index, whole, max(len(encrypted_content), len(text)))
@@ -270,39 +265,42 @@ class ResponseTranslator(Translator):
     # --- calls ------------------------------------------------------------------------------
 
     def _call_start(self, event: core.CallStart, out: list[Event]) -> None:
-        out += self._close_text()
-        namespace, name = self.request.names.client_name(event.name)
-        self.call_custom = event.name in self.request.names.custom
+        if self.open is not None:
+            out += self._close_text()
+        namespace, name, custom = self._call_names.get(event.name) or self._client_name(event.name)
+        self.call_custom = custom
         index = len(self.output)
-        item_id = f"{self._ctc_prefix if self.call_custom else self._fc_prefix}{index}"
-        item = items.call_item(self.call_custom, item_id, event.id, name, namespace)
+        item_id = f"{self._ctc_prefix if custom else self._fc_prefix}{index}"
+        item = items.call_item(custom, item_id, event.id, name, namespace)
         self.call = item
         self.output.append(item)
-        # None for a custom call: it takes its input whole at its end (the fast path sends
-        # nothing for its pieces).
-        self._fast(
-            ARGUMENTS,
-            None
-            if self.call_custom
-            else self.numbered_item_template(
-                "response.function_call_arguments.delta",
-                lambda item_id, index: (
-                    lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
-                ),
-                self._fc_prefix,
-                index,
-                alike="call",
+        if custom:  # sent whole at its end, input unwrapped: the fast path sends no pieces
+            self._fast_kind = -1
+            return
+        template = self.numbered_item_template(
+            "response.function_call_arguments.delta",
+            lambda item_id, index: (
+                lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
             ),
-            None,
+            self._fc_prefix,
+            index,
+            alike="call",
         )
-        if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
-            seq = self.seq
-            self.seq = seq + 1
-            templates = self._call_templates()
-            if templates is not None and namespace is None:
-                out.append(templates.opened(item_id, index, seq, event.id, name))
-            else:
-                out.append(items.call_added(seq, index, item))
+        self._fast(ARGUMENTS, template, None)
+        seq = self.seq
+        self.seq = seq + 1
+        templates = self._call_templates()
+        if templates is not None and namespace is None:
+            out.append(templates.opened(item_id, index, seq, event.id, name))
+        else:
+            out.append(items.call_added(seq, index, item))
+
+    def _client_name(self, flat: str) -> tuple[str | None, str, bool]:
+        """``(namespace, name, custom)`` for a call the upstream made to ``flat``."""
+        names = self.request.names
+        namespace, name = names.client_name(flat)
+        known = self._call_names[flat] = (namespace, name, flat in names.custom)
+        return known
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -328,6 +326,17 @@ class ResponseTranslator(Translator):
             return
         out += items.call_closing(item, index, seq, raw)
         self._keep_done(index, item, len(raw))
+
+    def _text_templates(self, kind: str) -> TextTemplates | None:
+        """The templates this stream writes ``kind`` items from (``None``: none)."""
+        try:
+            return self._texts_written[kind]
+        except KeyError:
+            templates = (
+                TextTemplates.learn(self.encoder, kind, self.reasoning_as) if self.renders else None
+            )
+            self._texts_written[kind] = templates
+            return templates
 
     def _call_templates(self) -> CallTemplates | None:
         """The templates this stream writes function calls from (``None``: none)."""
