@@ -66,6 +66,10 @@ TEXTS = st.one_of(
 )
 
 
+#: The tools a call may name: a function, a custom tool, a namespaced function (as a
+#: Responses front flattens it), none of the client's.
+CALL_NAMES = ["shell", "shell", "apply_patch", "mcp__run", 'other"\\é\u2028']
+
 KINDS = (
     ["content", "both", "args"] * 6
     + ["reasoning", "start", "kimi", "call"] * 3
@@ -112,10 +116,12 @@ def chunks(
             "tool_calls": [
                 {
                     "index": index,
-                    "id": f"call_{index}",
+                    "id": draw(
+                        st.sampled_from([f"call_{index}"] * 3 + [f'call_"\\é\u2028{index}'])
+                    ),
                     "type": "function",
                     "function": {
-                        "name": draw(st.sampled_from(["shell", "shell", "apply_patch", "other"])),
+                        "name": draw(st.sampled_from(CALL_NAMES)),
                         "arguments": "",
                     },
                 }

@@ -36,7 +36,7 @@ from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
 from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
-from toolcall_middleware.fronts.core.templates import EventTemplate
+from toolcall_middleware.fronts.core.templates import ITEM_ID, ITEM_INDEX, EventTemplate, ItemSlots
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream
@@ -78,6 +78,7 @@ def responses_front(reasoning_as: str, **options: Any) -> EventStream:
         "tools": [
             {"type": "function", "name": "shell", "parameters": SHELL},
             {"type": "custom", "name": "apply_patch"},
+            {"type": "namespace", "name": "mcp", "tools": [{"type": "function", "name": "run"}]},
         ],
     }
     built = ResponsesOptions.build(reasoning_as=reasoning_as, **options)
@@ -556,3 +557,48 @@ def test_items_not_built_alike_get_their_own_template(
         assert template is not None
         assert template.render(5, 'é"') == named_events([("delta", make(item_id, index)(5, 'é"'))])
     assert translator._item_slots[("delta", "t")] is None
+
+
+def _percent_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
+    """``_item_delta`` with a ``%`` around each slot (the numbered pattern must escape it)."""
+    return lambda seq, text: {"p": "%d%%", **_item_delta(item_id, index)(seq, text), "q": "%s"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    prefix=st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_", fullmatch=True),
+    indexes=st.lists(st.integers(0, 1 << 40), min_size=1, max_size=5),
+    number=st.integers(0, 1 << 62),
+    text=st.text(),
+)
+def test_numbered_item_templates_render_what_each_item_s_own_template_does(
+    prefix: str, indexes: list[int], number: int, text: str
+) -> None:
+    translator = Translator()
+    for make in (_item_delta, _percent_delta):
+        for index in indexes:
+            parts = translator.numbered_item_template(
+                "delta", make, prefix, index, alike=make.__name__
+            )
+            assert parts is not None
+            head, middle, tail = parts
+            expected = named_events([("delta", make(f"{prefix}{index}", index)(number, text))])
+            assert EventTemplate(head, middle, tail).render(number, text) == expected
+        assert translator._numbered_items[("delta", make.__name__, prefix)] is not None
+
+
+@pytest.mark.parametrize("prefix", ["é_", 'a"_', "a-b_", "a%d_", "a b_", "\u2028"])
+def test_ids_an_encoder_may_escape_get_no_numbered_template(prefix: str) -> None:
+    translator = Translator()
+    assert translator.numbered_item_template("delta", _item_delta, "rs_", 2, alike="t")
+    for index in (3, 4, 5):
+        parts = translator.numbered_item_template("delta", _item_delta, prefix, index, alike="t")
+        assert parts is not None  # the usual template, every time
+        expected = named_events([("delta", _item_delta(f"{prefix}{index}", index)(7, 'é"'))])
+        assert EventTemplate(*parts).render(7, 'é"') == expected
+    assert ("delta", "t", prefix) not in translator._numbered_items
+    sample = EventTemplate.build(named_events, "delta", _item_delta(ITEM_ID, ITEM_INDEX))
+    slots = None if sample is None else ItemSlots.split(sample)
+    assert slots is not None
+    assert slots.numbered(prefix) is None
+    assert slots.numbered("rs_") is not None

@@ -14,6 +14,13 @@ from hypothesis import strategies as st
 from toolcall_middleware.fronts.core.plumbing import named_events
 from toolcall_middleware.fronts.core.rendered import Plan, SlotTemplate
 from toolcall_middleware.fronts.responses import items
+from toolcall_middleware.fronts.responses.written import (
+    CallTemplates,
+    TextTemplates,
+    call_done,
+    text_closing,
+    text_opening,
+)
 
 #: Text every encoder writes (no lone surrogates: orjson refuses them).
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
@@ -64,18 +71,58 @@ def test_a_responses_item_opens_and_closes_from_templates(
     kind: str, reasoning_as: str, index: int, seq: int, text: str
 ) -> None:
     item_id = f"msg_00ff_{index}"
-    opening = items.written_opening(named_events, kind, reasoning_as, item_id, index, seq)
-    assert opening is not None  # every item kind has them: the fast path relies on them
-    assert opening[1][0] == named_events(items.opening(kind, reasoning_as, item_id, index, seq))
-    closing = items.written_closing(named_events, kind, reasoning_as, item_id, index, seq, text)
-    assert closing is not None
-    expected = named_events(items.closing(kind, reasoning_as, item_id, index, seq, text))
+    templates = TextTemplates.learn(named_events, kind, reasoning_as)
+    assert templates is not None  # every item kind has them: the fast path relies on them
+    opening = templates.opened(item_id, index, seq)
+    assert opening[1][0] == named_events(text_opening(kind, reasoning_as, item_id, index, seq))
+    closing, kept = templates.closed(item_id, index, seq, text)
+    expected = named_events(text_closing(kind, reasoning_as, item_id, index, seq, text))
     assert closing[1][0] == expected
     # What the encoder writes for them in any batch, and built again for a large one.
     assert (
         named_events([opening, closing])
-        == named_events(items.opening(kind, reasoning_as, item_id, index, seq)) + expected
+        == named_events(text_opening(kind, reasoning_as, item_id, index, seq)) + expected
     )
     assert named_events([closing], large=True) == named_events(
-        items.closing(kind, reasoning_as, item_id, index, seq, text), large=True
+        text_closing(kind, reasoning_as, item_id, index, seq, text), large=True
     )
+    # The done item, as the translator keeps it.
+    assert kept == orjson.dumps(items.whole(kind, item_id, text, reasoning_as, False))
+
+
+@given(item_id=TEXT, index=NUMBERS, seq=NUMBERS, call_id=TEXT, name=TEXT, arguments=TEXT)
+def test_a_function_call_opens_and_closes_from_templates(
+    item_id: str, index: int, seq: int, call_id: str, name: str, arguments: str
+) -> None:
+    templates = CallTemplates.learn(named_events)
+    assert templates is not None  # the fast path relies on them
+    # What the general path sends: the call's item as it opens, then completed.
+    item = items.call_item(False, item_id, call_id, name, None)
+    opening = named_events([items.call_added(seq, index, item)])
+    closing = named_events(items.call_closing(item, index, seq + 1, arguments))
+    opened = templates.opened(item_id, index, seq, call_id, name)
+    closed, kept = templates.closed(item_id, index, seq + 1, call_id, name, arguments)
+    assert opened[1][0] == opening
+    assert closed[1][0] == closing
+    assert kept == orjson.dumps(item)  # the done item, as the translator keeps it
+    # In any batch, and built again for a large one.
+    assert named_events([opened, closed]) == opening + closing
+    assert named_events([closed], large=True) == named_events(
+        items.call_closing(
+            items.call_item(False, item_id, call_id, name, None), index, seq + 1, arguments
+        ),
+        large=True,
+    )
+
+
+#: Where a done call's item holds its id, call id, name and arguments.
+DONE_PLAN: Plan = ((0, None), (1, None), (2, None), (3, None))
+
+
+def test_call_templates_are_proved_on_the_builders_the_general_path_uses() -> None:
+    # A done item not built as the closing's item is: no template for its JSON.
+    def not_alike(item_id: str, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+        return {"id": item_id, "call_id": call_id, "name": name.upper(), "arguments": arguments}
+
+    assert SlotTemplate.build(orjson.dumps, not_alike, (str, str, str, str), DONE_PLAN) is None
+    assert SlotTemplate.build(orjson.dumps, call_done, (str, str, str, str), DONE_PLAN) is not None

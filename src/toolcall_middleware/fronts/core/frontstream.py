@@ -130,6 +130,40 @@ class Translator:
         self._item_slots = {**self._item_slots, key: found}
         return usual
 
+    #: ``numbered_item_template``'s ``(head, middle pattern, tail)`` per ``(kind, alike, id
+    #: prefix)``.
+    _numbered_items: Mapping[tuple[str, Hashable, str], tuple[bytes, bytes, bytes]] = (
+        MappingProxyType({})
+    )
+
+    def numbered_item_template(
+        self,
+        kind: str,
+        make: Callable[[str, int], Maker],
+        id_prefix: str,
+        index: int,
+        *,
+        alike: Hashable,
+    ) -> tuple[bytes, bytes, bytes] | None:
+        """``item_template(kind, make, id_prefix + str(index), index, alike=alike)`` as its
+        ``(head, middle, tail)``, for items whose id is a prefix and their index (a front's
+        own ids): once the first such item has proved the stream's ``ItemSlots``, every next
+        one only formats the item's index into the middle (``ItemSlots.numbered``)."""
+        key = (kind, alike, id_prefix)
+        known = self._numbered_items.get(key)
+        if known is not None:
+            head, middle, tail = known
+            return head, middle % (index, index), tail
+        template = self.item_template(kind, make, id_prefix + str(index), index, alike=alike)
+        if template is None:
+            return None
+        slots = self._item_slots.get((kind, alike))
+        pattern = None if slots is None else slots.numbered(id_prefix)
+        if slots is not None and pattern is not None:
+            known = (slots.head, pattern, slots.tail)
+            self._numbered_items = {**self._numbered_items, key: known}
+        return template.head, template.middle, template.tail
+
 
 class EventStream:
     """A ``FrontStream`` over a ``Translator``; a subclass gives ``fail``, ``result`` and

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .templates import Encoder, WireEvent
+from .templates import WireEvent
 
 _dumps = orjson.dumps
 
@@ -32,8 +32,11 @@ RENDERED = "\0rendered"
 #: An integer may also be written plus 1 .. MAX_OFFSET (the next events' sequence numbers).
 MAX_OFFSET = 3
 
-#: A builder of wire events from the slots' values, in order.
-Builder = Callable[..., list[WireEvent]]
+#: A builder of wire events from the slots' values, in order (or of one JSON document, whose
+#: template is learnt with ``orjson.dumps`` as its encoder: a done item a front keeps, say).
+Builder = Callable[..., list[WireEvent] | Any]
+#: How a template's events (or document) are encoded: ``templates.Encoder`` or ``orjson.dumps``.
+AnyEncoder = Callable[[Any], bytes]
 #: Where values are written, in order: a slot and the offset added to it (``None``: a
 #: string, written as JSON).
 Plan = tuple[tuple[int, int | None], ...]
@@ -56,7 +59,7 @@ class SlotTemplate:
 
     @classmethod
     def build(
-        cls, encode: Encoder, make: Builder, slots: tuple[type, ...], plan: Plan
+        cls, encode: AnyEncoder, make: Builder, slots: tuple[type, ...], plan: Plan
     ) -> SlotTemplate | None:
         """The template, or ``None`` unless ``make`` puts each value in the events as it is
         (an integer, or that integer plus 1 .. ``MAX_OFFSET``; a string, as JSON), exactly
@@ -95,7 +98,7 @@ _LEARNT: dict[Hashable, SlotTemplate | None] = {}
 
 
 def learnt(
-    encode: Encoder,
+    encode: AnyEncoder,
     build: Builder,
     fixed: tuple[Hashable, ...],
     slots: tuple[type, ...],

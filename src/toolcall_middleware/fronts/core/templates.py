@@ -124,10 +124,20 @@ class ItemSlots:
         between, found, after = rest.partition(_ITEM_INDEX_DIGITS)
         return cls(head, before, between, after, tail) if found else None
 
+    def numbered(self, id_prefix: str) -> bytes | None:
+        """The middle of the template of every item whose id is ``id_prefix`` and then its
+        index in digits, as a pattern: ``numbered(id_prefix) % (index, index)`` is
+        ``of(id_prefix + str(index), index).middle``; or ``None`` where ``of`` declines."""
+        if not _plain_id(id_prefix + "0"):
+            return None
+        escaped = (self.before, id_prefix.encode(), self.between, self.after)
+        before, prefix, between, after = (part.replace(b"%", b"%%") for part in escaped)
+        return _join((before, b'"', prefix, b'%d"', between, b"%d", after))
+
     def of(self, item_id: str, index: int) -> EventTemplate | None:
         """The template for this item (an id of ASCII letters, digits and ``_`` only, which
         every encoder writes as it is), or ``None``."""
-        if not (item_id.isascii() and item_id.replace("_", "").isalnum()):
+        if not _plain_id(item_id):
             return None
         return EventTemplate(
             self.head,
@@ -136,3 +146,8 @@ class ItemSlots:
             ),
             self.tail,
         )
+
+
+def _plain_id(item_id: str) -> bool:
+    """An id of ASCII letters, digits and ``_`` only, which every encoder writes as it is."""
+    return item_id.isascii() and item_id.replace("_", "").isalnum()

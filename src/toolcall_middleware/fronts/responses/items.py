@@ -11,14 +11,24 @@ from typing import Any
 
 import orjson
 
-from ..core.rendered import RENDERED, learnt
-from ..core.templates import Encoder
 from .request import encode_reasoning
 
 Event = tuple[str, dict[str, Any]]
 
 _dumps = orjson.dumps
 ITEM_ADDED, ITEM_DONE = "response.output_item.added", "response.output_item.done"
+
+
+class OpenItem:
+    """A reasoning or message item being streamed: its text so far, in parts."""
+
+    __slots__ = ("id", "index", "kind", "parts")
+
+    def __init__(self, kind: str, item_id: str, index: int) -> None:
+        self.kind = kind  # "reasoning", "output_text" or "refusal"
+        self.id = item_id
+        self.index = index
+        self.parts: list[str] = []
 
 
 def shell(kind: str, item_id: str) -> dict[str, Any]:
@@ -39,6 +49,36 @@ def shell(kind: str, item_id: str) -> dict[str, Any]:
         "status": "in_progress",
         "content": [],
     }
+
+
+def delta_types(reasoning_as: str) -> dict[str, str]:
+    """The type of the delta events of each kind of item (``reasoning_as``: see
+    ``ResponsesOptions``)."""
+    summary = reasoning_as == "summary"
+    return {
+        "reasoning": f"response.reasoning_{'summary_' if summary else ''}text.delta",
+        "output_text": "response.output_text.delta",
+        "refusal": "response.refusal.delta",
+    }
+
+
+def text_delta(delta_type: str, item_id: str, index: int, seq: int, text: str) -> Event:
+    """One delta event (of ``delta_types``' ``delta_type``) of a reasoning or message item (the
+    fast path's template is made from this very function)."""
+    data: dict[str, Any] = {
+        "type": delta_type,
+        "sequence_number": seq,
+        "item_id": item_id,
+        "output_index": index,
+    }
+    if delta_type == "response.reasoning_summary_text.delta":
+        data["summary_index"] = 0
+    else:
+        data["content_index"] = 0
+    data["delta"] = text
+    if delta_type == "response.output_text.delta":
+        data["logprobs"] = []
+    return delta_type, data
 
 
 def opened(
@@ -177,60 +217,6 @@ def closed(
     return item, [(text_kind, text_done), (part_kind, part_done), item_done(seq + 2, index, item)]
 
 
-def opening(kind: str, reasoning_as: str, item_id: str, index: int, seq: int) -> list[Event]:
-    """``opened``'s events, the fixed arguments first (the builder of their template)."""
-    return opened(kind, item_id, index, seq, reasoning_as)[1]
-
-
-def closing(
-    kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
-) -> list[Event]:
-    """``closed``'s events for an item without encrypted reasoning, the fixed arguments first
-    (the builder of their template)."""
-    return closed(kind, item_id, index, seq, text, reasoning_as, False)[1]
-
-
-# The values ``opening`` and ``closing`` take after their fixed arguments (their slots), and
-# where their events hold them, in order (``rendered.SlotTemplate``).
-_ID, _INDEX, _SEQ, _TEXT = 0, 1, 2, 3
-_OPENING_SLOTS = (str, int, int)
-_OPENING_PLAN = ((_SEQ, 0), (_INDEX, 0), (_ID, None), (_SEQ, 1), (_ID, None), (_INDEX, 0))
-_CLOSING_SLOTS = (str, int, int, str)
-_CLOSING_PLAN = (
-    *((_SEQ, 0), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the text's "done"
-    *((_SEQ, 1), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the content part's
-    *((_SEQ, 2), (_INDEX, 0), (_ID, None), (_TEXT, None)),  # the item's
-)
-
-
-def written_opening(
-    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int
-) -> tuple[str, Any] | None:
-    """``opening``'s events, written from their template; or ``None``: none."""
-    template = learnt(encode, opening, (kind, reasoning_as), _OPENING_SLOTS, _OPENING_PLAN)
-    if template is None:
-        return None
-    id_json = _dumps(item_id)
-    data = template.pattern % (seq, index, id_json, seq + 1, id_json, index)
-    return RENDERED, (data, template.make, (item_id, index, seq))
-
-
-def written_closing(
-    encode: Encoder, kind: str, reasoning_as: str, item_id: str, index: int, seq: int, text: str
-) -> tuple[str, Any] | None:
-    """``closing``'s events, written from their template; or ``None``: none."""
-    template = learnt(encode, closing, (kind, reasoning_as), _CLOSING_SLOTS, _CLOSING_PLAN)
-    if template is None:
-        return None
-    id_json, text_json = _dumps(item_id), _dumps(text)
-    data = template.pattern % (
-        *(seq, id_json, index, text_json),
-        *(seq + 1, id_json, index, text_json),
-        *(seq + 2, index, id_json, text_json),
-    )
-    return RENDERED, (data, template.make, (item_id, index, seq, text))
-
-
 # --- function and custom tool calls ------------------------------------------------------
 
 
@@ -269,6 +255,34 @@ def item_event(kind: str, seq: int, index: int, item: dict[str, Any]) -> Event:
 def call_added(seq: int, index: int, item: dict[str, Any]) -> Event:
     """The event that opens a call (its item as it is now)."""
     return item_event(ITEM_ADDED, seq, index, dict(item))
+
+
+def custom_call_events(seq: int, index: int, item: dict[str, Any], text: str) -> list[Event]:
+    """The events of a custom call, sent whole at its end with its input ``text`` (which its
+    ``item`` takes): added, input delta, input done, item done."""
+    ids = {"item_id": item["id"], "output_index": index}
+    delta, done = "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"
+    events = [
+        call_added(seq, index, item),
+        (delta, {"type": delta, "sequence_number": seq + 1, **ids, "delta": text}),
+        (done, {"type": done, "sequence_number": seq + 2, **ids, "input": text}),
+    ]
+    item["input"] = text
+    events.append(item_done(seq + 3, index, item))
+    return events
+
+
+def completed_call(item: dict[str, Any], arguments: str) -> dict[str, Any]:
+    """A function call's ``item``, completed with its ``arguments``."""
+    item["arguments"] = arguments
+    item["status"] = "completed"
+    return item
+
+
+def call_closing(item: dict[str, Any], index: int, seq: int, arguments: str) -> list[Event]:
+    """The events that close a function call: its arguments, its item completed with them."""
+    completed_call(item, arguments)
+    return [arguments_done(seq, item["id"], index, arguments), item_done(seq + 1, index, item)]
 
 
 def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:

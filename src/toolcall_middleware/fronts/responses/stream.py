@@ -13,41 +13,38 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from .. import core
+from ..core.events import (
+    CallArgs,
+    CallEnd,
+    CallStart,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    UpstreamError,
+)
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
-from ..core.templates import EventTemplate
 from . import items
 from .errors import stream_error
+from .items import OpenItem
 from .request import ResponsesRequest
 from .usage import usage_of
+from .written import CallTemplates, TextTemplates
 
 Event = tuple[str, dict[str, Any]]
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
-_DELTA_TYPES = {"output_text": "response.output_text.delta", "refusal": "response.refusal.delta"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
 _join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
-
-
-class _Item:
-    """The open reasoning or message item."""
-
-    __slots__ = ("id", "index", "kind", "parts")
-
-    def __init__(self, kind: str, item_id: str, index: int) -> None:
-        self.kind = kind  # "reasoning", "output_text" or "refusal"
-        self.id = item_id
-        self.index = index
-        self.parts: list[str] = []
 
 
 class ResponseTranslator(Translator):
@@ -64,13 +61,14 @@ class ResponseTranslator(Translator):
     ) -> None:
         self.request = request
         self.reasoning_as = reasoning_as
-        self._reasoning_delta = (
-            "response.reasoning_summary_text.delta"
-            if reasoning_as == "summary"
-            else "response.reasoning_text.delta"
-        )
+        #: The type of each kind of item's delta events.
+        self._delta_types = items.delta_types(reasoning_as)
         self.id = response_id or "resp_" + secrets.token_hex(12)
         self._hex = self.id.removeprefix("resp_")
+        # Each item's id: its kind's prefix and its index.
+        self._rs_prefix, self._msg_prefix, self._fc_prefix, self._ctc_prefix = (
+            f"{kind}_{self._hex}_" for kind in ("rs", "msg", "fc", "ctc")
+        )
         self._call_count = 0
         # The final output holds the whole answer: cap it (``max_answer_bytes``).
         self.reader = ChatReader(
@@ -85,9 +83,15 @@ class ResponseTranslator(Translator):
         self.output: list[dict[str, Any] | bytes] = []
         #: Some done item holds a large string: the response is written as a large document.
         self.large_output = False
-        self.open: _Item | None = None
+        self.open: OpenItem | None = None
         self.call: dict[str, Any] | None = None  # the open function call item
         self.call_custom = False
+        #: ``_client_name`` per name the upstream called, once known.
+        self._call_names: dict[str, tuple[str | None, str, bool]] = {}
+        #: ``_text_templates`` per kind, once learnt.
+        self._texts_written: dict[str, TextTemplates | None] = {}
+        #: ``_call_templates``, once learnt (False: not yet).
+        self._calls_written: CallTemplates | Literal[False] | None = False
         #: The fast path's delta event of the open item or function call: the kind of text it
         #: takes (``fastpath.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
@@ -126,17 +130,18 @@ class ResponseTranslator(Translator):
     # --- core events ------------------------------------------------------------------------
 
     def _translate(self, events: list[core.Event]) -> list[Event]:
+        # (The event classes as globals, not ``core.`` attributes: this runs at every switch.)
         out: list[Event] = []
         for event in events:
             if self.done:
                 break
             kind = type(event)
-            if kind is core.ReasoningDelta:
+            if kind is ReasoningDelta:
                 self._text("reasoning", event.text, out)  # type: ignore[union-attr]
-            elif kind is core.TextDelta:
+            elif kind is TextDelta:
                 channel = event.channel  # type: ignore[union-attr]
                 self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is core.CallArgs:
+            elif kind is CallArgs:
                 call = self.call
                 if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
                     self.large = True
@@ -147,13 +152,13 @@ class ResponseTranslator(Translator):
                     out.append(
                         items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
-            elif isinstance(event, core.CallStart):
+            elif isinstance(event, CallStart):
                 self._call_start(event, out)
-            elif isinstance(event, core.CallEnd):
+            elif isinstance(event, CallEnd):
                 self._call_end(event, out)
-            elif isinstance(event, core.Finish):
+            elif isinstance(event, Finish):
                 out += self._finish(event)
-            elif isinstance(event, core.UpstreamError):
+            elif isinstance(event, UpstreamError):
                 out += self.fail(event.failure)
         return out
 
@@ -181,18 +186,15 @@ class ResponseTranslator(Translator):
         )
 
     def _fast(
-        self, kind: int, template: EventTemplate | None, parts: list[str] | None = None
+        self, kind: int, template: tuple[bytes, bytes, bytes] | None, parts: list[str] | None
     ) -> None:
-        """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
+        """What the fast path sends next: ``kind`` deltas from ``template``'s head, middle and
+        tail (``EventTemplate``'s; None: none)."""
         if template is None:
             self._fast_kind = -1
         else:
             self._fast_kind = kind
-            self._fast_head, self._fast_middle, self._fast_tail = (
-                template.head,
-                template.middle,
-                template.tail,
-            )
+            self._fast_head, self._fast_middle, self._fast_tail = template
             self._fast_parts = parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
@@ -205,41 +207,17 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 1
-        out.append(self._text_delta(item, seq, text))
+        out.append(items.text_delta(self._delta_types[kind], item.id, item.index, seq, text))
 
-    def _text_delta(self, item: _Item, seq: int, text: str) -> Event:
-        """One delta event of the open reasoning or message item (the fast path's template
-        is made from this very function)."""
-        kind = item.kind
-        delta_type = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-        data: dict[str, Any] = {
-            "type": delta_type,
-            "sequence_number": seq,
-            "item_id": item.id,
-            "output_index": item.index,
-        }
-        if delta_type == "response.reasoning_summary_text.delta":
-            data["summary_index"] = 0
-        else:
-            data["content_index"] = 0
-        data["delta"] = text
-        if kind == "output_text":
-            data["logprobs"] = []
-        return delta_type, data
-
-    def _open_text(self, kind: str, out: list[Event]) -> _Item:
+    def _open_text(self, kind: str, out: list[Event]) -> OpenItem:
         index = len(self.output)
-        prefix = "rs" if kind == "reasoning" else "msg"
-        item = self.open = _Item(kind, f"{prefix}_{self._hex}_{index}", index)
+        prefix = self._rs_prefix if kind == "reasoning" else self._msg_prefix
+        item = self.open = OpenItem(kind, f"{prefix}{index}", index)
         seq = self.seq
         self.seq = seq + 2
-        rendered = None
-        if self.renders:
-            rendered = items.written_opening(
-                self.encoder, kind, self.reasoning_as, item.id, index, seq
-            )
-        if rendered is not None:
-            out.append(rendered)
+        templates = self._text_templates(kind)
+        if templates is not None:
+            out.append(templates.opened(item.id, index, seq))
             self.output.append(items.shell(kind, item.id))
         else:
             shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
@@ -247,13 +225,13 @@ class ResponseTranslator(Translator):
             self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
-            delta_kind = _DELTA_TYPES[kind] if kind != "reasoning" else self._reasoning_delta
-            template = self.item_template(
-                delta_kind,
+            delta_type = self._delta_types[kind]
+            template = self.numbered_item_template(
+                delta_type,
                 lambda item_id, index: (
-                    lambda seq, text: self._text_delta(_Item(kind, item_id, index), seq, text)[1]
+                    lambda seq, text: items.text_delta(delta_type, item_id, index, seq, text)[1]
                 ),
-                item.id,
+                prefix,
                 index,
                 alike="text",
             )
@@ -270,20 +248,15 @@ class ResponseTranslator(Translator):
             self.large = True
         seq = self.seq
         self.seq = seq + 3
-        kind, reasoning_as, encrypted = (
-            item.kind,
-            self.reasoning_as,
-            self.request.encrypted_reasoning,
+        encrypted = self.request.encrypted_reasoning
+        templates = None if encrypted or self.large else self._text_templates(item.kind)
+        if templates is not None:
+            written, kept = templates.closed(item.id, item.index, seq, text)
+            self.output[item.index] = kept  # as ``_keep_done`` keeps it
+            return [written]
+        whole, events = items.closed(
+            item.kind, item.id, item.index, seq, text, self.reasoning_as, encrypted
         )
-        if self.renders and not encrypted and not self.large:
-            rendered = items.written_closing(
-                self.encoder, kind, reasoning_as, item.id, item.index, seq, text
-            )
-            if rendered is not None:
-                whole = items.whole(kind, item.id, text, reasoning_as, False)
-                self._keep_done(item.index, whole, len(text))
-                return [rendered]
-        whole, events = items.closed(kind, item.id, item.index, seq, text, reasoning_as, encrypted)
         # (Encrypted reasoning holds the text again, longer: a message holds none.)
         encrypted_content = whole.get("encrypted_content") or ""
         self._keep_done(item.index, whole, max(len(encrypted_content), len(text)))
@@ -292,34 +265,42 @@ class ResponseTranslator(Translator):
     # --- calls ------------------------------------------------------------------------------
 
     def _call_start(self, event: core.CallStart, out: list[Event]) -> None:
-        out += self._close_text()
-        namespace, name = self.request.names.client_name(event.name)
-        self.call_custom = event.name in self.request.names.custom
+        if self.open is not None:
+            out += self._close_text()
+        namespace, name, custom = self._call_names.get(event.name) or self._client_name(event.name)
+        self.call_custom = custom
         index = len(self.output)
-        item_id = f"{'ctc' if self.call_custom else 'fc'}_{self._hex}_{index}"
-        item = items.call_item(self.call_custom, item_id, event.id, name, namespace)
+        item_id = f"{self._ctc_prefix if custom else self._fc_prefix}{index}"
+        item = items.call_item(custom, item_id, event.id, name, namespace)
         self.call = item
         self.output.append(item)
-        # None for a custom call: it takes its input whole at its end (the fast path sends
-        # nothing for its pieces).
-        self._fast(
-            ARGUMENTS,
-            None
-            if self.call_custom
-            else self.item_template(
-                "response.function_call_arguments.delta",
-                lambda item_id, index: (
-                    lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
-                ),
-                item_id,
-                index,
-                alike="call",
+        if custom:  # sent whole at its end, input unwrapped: the fast path sends no pieces
+            self._fast_kind = -1
+            return
+        template = self.numbered_item_template(
+            "response.function_call_arguments.delta",
+            lambda item_id, index: (
+                lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
             ),
+            self._fc_prefix,
+            index,
+            alike="call",
         )
-        if not self.call_custom:  # a custom call is sent whole at its end, input unwrapped
-            seq = self.seq
-            self.seq = seq + 1
+        self._fast(ARGUMENTS, template, None)
+        seq = self.seq
+        self.seq = seq + 1
+        templates = self._call_templates()
+        if templates is not None and namespace is None:
+            out.append(templates.opened(item_id, index, seq, event.id, name))
+        else:
             out.append(items.call_added(seq, index, item))
+
+    def _client_name(self, flat: str) -> tuple[str | None, str, bool]:
+        """``(namespace, name, custom)`` for a call the upstream made to ``flat``."""
+        names = self.request.names
+        namespace, name = names.client_name(flat)
+        known = self._call_names[flat] = (namespace, name, flat in names.custom)
+        return known
 
     def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
         item, self.call = self.call, None
@@ -327,27 +308,54 @@ class ResponseTranslator(Translator):
         if item is None:
             return
         index = self._index_of(item)
-        if len(event.raw) >= LARGE_STRING:
+        raw = event.raw
+        if len(raw) >= LARGE_STRING:
             self.large = True
         if self.call_custom:
-            ids = {"item_id": item["id"], "output_index": index}
-            value = event.arguments.get("input")
-            text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
-            seq = self.seq
-            self.seq = seq + 1
-            out.append(items.call_added(seq, index, item))
-            out.append(self._event("response.custom_tool_call_input.delta", **ids, delta=text))
-            out.append(self._event("response.custom_tool_call_input.done", **ids, input=text))
-            item["input"] = text
-        else:
-            seq = self.seq
-            self.seq = seq + 1
-            out.append(items.arguments_done(seq, item["id"], index, event.raw))
-            item["arguments"] = event.raw
-            item["status"] = "completed"
+            self._custom_call_end(event, item, index, out)
+            return
         seq = self.seq
-        self.seq = seq + 1
-        out.append(items.item_done(seq, index, item))
+        self.seq = seq + 2
+        templates = self._calls_written
+        if templates and not self.large and "namespace" not in item:
+            written, kept = templates.closed(
+                item["id"], index, seq, item["call_id"], item["name"], raw
+            )
+            out.append(written)
+            self.output[index] = kept  # as ``_keep_done`` keeps it
+            return
+        out += items.call_closing(item, index, seq, raw)
+        self._keep_done(index, item, len(raw))
+
+    def _text_templates(self, kind: str) -> TextTemplates | None:
+        """The templates this stream writes ``kind`` items from (``None``: none)."""
+        try:
+            return self._texts_written[kind]
+        except KeyError:
+            templates = (
+                TextTemplates.learn(self.encoder, kind, self.reasoning_as) if self.renders else None
+            )
+            self._texts_written[kind] = templates
+            return templates
+
+    def _call_templates(self) -> CallTemplates | None:
+        """The templates this stream writes function calls from (``None``: none)."""
+        templates = self._calls_written
+        if templates is False:
+            templates = self._calls_written = (
+                CallTemplates.learn(self.encoder) if self.renders else None
+            )
+        return templates or None
+
+    def _custom_call_end(
+        self, event: core.CallEnd, item: dict[str, Any], index: int, out: list[Event]
+    ) -> None:
+        """A custom call is sent whole at its end, its input unwrapped."""
+        value = event.arguments.get("input")
+        text = value if isinstance(value, str) and len(event.arguments) == 1 else event.raw
+        seq = self.seq
+        self.seq = seq + 4
+        out += items.custom_call_events(seq, index, item, text)
         self._keep_done(index, item, len(event.raw))
 
     def _keep_done(self, index: int, item: dict[str, Any], size: int) -> None:
