@@ -20,7 +20,6 @@ from typing import Any
 
 from ..core.models import map_model
 from ..core.system import MidSystem, one_leading_system
-from ..core.tokens import estimate_tokens
 from .errors import ResponsesError, invalid
 from .fields import translate_fields
 from .tools import ToolNames, flat_name, translate_tool_choice, translate_tools
@@ -69,7 +68,6 @@ class ResponsesRequest:
     names: ToolNames
     #: The client asked for ``reasoning.encrypted_content`` (Codex always does).
     encrypted_reasoning: bool
-    input_tokens: int
 
 
 def translate_request(doc: Any, options: RequestOptions = RequestOptions()) -> ResponsesRequest:
@@ -142,9 +140,7 @@ def translate_request(doc: Any, options: RequestOptions = RequestOptions()) -> R
         else {"format": {"type": "text"}},
     }
     encrypted = "reasoning.encrypted_content" in (include or ())
-    return ResponsesRequest(
-        body, model, stream, echo, tools.names, encrypted, estimate_tokens(body)
-    )
+    return ResponsesRequest(body, model, stream, echo, tools.names, encrypted)
 
 
 def encode_reasoning(text: str) -> str:

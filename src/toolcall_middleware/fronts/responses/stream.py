@@ -108,7 +108,10 @@ class ResponseTranslator(Translator):
     # --- input ------------------------------------------------------------------------------
 
     def start(self) -> list[Event]:
-        snapshot = self._response("in_progress", [])
+        # Both carry this snapshot, which echoes the request's tools and instructions (tens of
+        # KB from Codex): encoded once, by orjson as the head always is (``large`` is never
+        # set before the first chunk), so an ``orjson.Fragment`` can carry it.
+        snapshot = _Fragment(_dumps(self._response("in_progress", [])))
         return [
             self._event("response.created", response=snapshot),
             self._event("response.in_progress", response=snapshot),
