@@ -106,6 +106,32 @@ def test_a_call_from_start_to_end() -> None:
     ]
 
 
+@pytest.mark.parametrize("index", [None, "missing"])
+def test_a_choice_without_an_index_is_the_first(index: Any) -> None:
+    # Some servers send ``"index": null`` (or none) on their one choice: every chunk of it
+    # is read, its text, its calls and its finish alike.
+    chunks = [
+        chunk({"reasoning_content": "hm"}),
+        chunk({"content": "ok"}),
+        chunk(call(0, id="c1", name="bash", args="")),
+        chunk(call(0, args='{"a": 1}')),
+        chunk(call(1, id="c2", name="bash", args='{"b": 2}')),
+        chunk(None, "tool_calls"),
+    ]
+    odd = [
+        {**c, "choices": [{k: v for k, v in c["choices"][0].items() if k != "index"}]}
+        if index == "missing"
+        else {**c, "choices": [dict(c["choices"][0], index=index)]}
+        for c in chunks
+    ]
+    if index == "missing":
+        assert all("index" not in c["choices"][0] for c in odd)
+    else:
+        assert all(c["choices"][0]["index"] is None for c in odd)
+    assert read(odd) == read(chunks)
+    assert isinstance(read(odd)[-1], Finish)
+
+
 def test_call_without_id_gets_a_generated_one_and_empty_arguments_are_an_object() -> None:
     events = read([chunk(call(0, name="now")), chunk(None, "stop")])
     start = events[0]

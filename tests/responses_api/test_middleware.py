@@ -381,6 +381,26 @@ async def test_a_call_reaches_the_sdk_with_its_arguments_done() -> None:
     assert done == ['{"cmd": "pwd"}']
 
 
+async def test_a_server_sending_a_null_choice_index_still_gets_its_call_through() -> None:
+    def no_index(doc: dict[str, Any]) -> dict[str, Any]:
+        return {**doc, "choices": [{**c, "index": None} for c in doc["choices"]]}
+
+    chunks = [
+        chunk({"content": "Running it."}),
+        chunk(call_delta(0, id="call_1", name="shell", args='{"cmd": ')),
+        chunk(call_delta(0, args='"pwd"}')),
+        chunk(None, "tool_calls"),
+    ]
+    upstream = ScriptedApp([stream_reply([no_index(c) for c in chunks])])
+    client = sdk_client(ResponsesMiddleware(ToolCallMiddleware(upstream, metrics=False)))
+    async with client.responses.stream(model="m", input="x", tools=[SHELL]) as stream:
+        final = await stream.get_final_response()
+    assert [item.type for item in final.output] == ["message", "function_call"]
+    call = final.output[1]
+    assert call.type == "function_call" and call.arguments == '{"cmd": "pwd"}'
+    assert final.status == "completed"
+
+
 KIMI_BODY = (LOGS / "kimi_k2-reasoning-two-calls.log").read_bytes()
 
 

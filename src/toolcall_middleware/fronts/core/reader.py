@@ -44,6 +44,9 @@ from .fastpath import FastChunkReading
 logger = logging.getLogger("toolcall_middleware.fronts")
 
 _loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+#: The index of the choice a front reads: 0, or none (``null`` or missing: some servers send
+#: their one choice so, and the chat path passes it on as it came).
+_FIRST = (0, None)
 
 #: Default cap on one call's arguments text (and on the text held for queued calls).
 MAX_ARGUMENTS_BYTES = 8 * 1024 * 1024
@@ -183,7 +186,7 @@ class ChatReader(FastChunkReading):
             if (
                 type(choice) is dict
                 and choice.get("finish_reason") is None
-                and not choice.get("index")
+                and choice.get("index") in _FIRST
             ):
                 delta = choice.get("delta")
                 if type(delta) is dict:
@@ -208,23 +211,22 @@ class ChatReader(FastChunkReading):
                             except LimitExceeded as exc:
                                 out += self._fail(_limit_failure(exc))
                             return out
-                        if choice.get("index", 0) == 0:
-                            # Another entry, a call's first most often: what the loop below
-                            # does for a delta without text.
-                            try:
-                                self._check_answer_size()
-                                self._calls_closed = False
-                                found = self._native.next_call(entry)
-                                if found is None:
-                                    found = self._native.feed(entries)
-                                self._native_entries(found, out)
-                            except LimitExceeded as exc:
-                                out += self._fail(_limit_failure(exc))
-                            return out
+                        # Another entry, a call's first most often: what the loop below
+                        # does for a delta without text.
+                        try:
+                            self._check_answer_size()
+                            self._calls_closed = False
+                            found = self._native.next_call(entry)
+                            if found is None:
+                                found = self._native.feed(entries)
+                            self._native_entries(found, out)
+                        except LimitExceeded as exc:
+                            out += self._fail(_limit_failure(exc))
+                        return out
         try:
             for choice in choices:
                 # The fronts never ask for more than one choice.
-                if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                if not isinstance(choice, Mapping) or choice.get("index") not in _FIRST:
                     continue
                 delta = choice.get("delta")
                 if isinstance(delta, Mapping):
