@@ -559,6 +559,55 @@ def test_items_not_built_alike_get_their_own_template(
     assert translator._item_slots[("delta", "t")] is None
 
 
+def _typed_delta(kind: Any) -> Callable[[str, int], Callable[[int, str], dict[str, Any]]]:
+    """A builder of ``_item_delta``s of another ``type``, closing over it."""
+    return lambda item_id, index: (
+        lambda seq, text: {
+            **_item_delta(item_id, index)(seq, text),
+            "type": kind,
+        }
+    )
+
+
+def test_a_proof_is_shared_by_streams_whose_builder_is_the_same_code_over_the_same_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Translator, "_proved_slots", {})
+    first, second, third = Translator(), Translator(), Translator()
+    assert first.item_template("delta", _typed_delta("a"), "rs_x_0", 0, alike="t")
+    assert len(Translator._proved_slots) == 1
+    built: list[str] = []
+    template = Translator.template
+
+    def spy(self: Translator, kind: str, make: Any, **kw: Any) -> EventTemplate | None:
+        built.append(kind)
+        return template(self, kind, make, **kw)
+
+    monkeypatch.setattr(Translator, "template", spy)
+    # The same code over the same value: no template built, the first stream's slots.
+    made = second.item_template("delta", _typed_delta("a"), "msg_y_3", 3, alike="t")
+    assert built == [] and made is not None
+    expected = named_events([("delta", _typed_delta("a")("msg_y_3", 3)(9, 'é"'))])
+    assert made.render(9, 'é"') == expected
+    # Another value: proved again, and right.
+    made = third.item_template("delta", _typed_delta("b"), "msg_y_3", 3, alike="t")
+    assert built == ["delta", "delta"] and made is not None
+    expected = named_events([("delta", _typed_delta("b")("msg_y_3", 3)(9, 'é"'))])
+    assert made.render(9, 'é"') == expected
+    assert len(Translator._proved_slots) == 2
+
+
+def test_a_builder_closing_over_a_stream_s_objects_keeps_its_proof_in_that_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Translator, "_proved_slots", {})
+    for kind in (["a"], {"k": "a"}):
+        translator = Translator()
+        made = translator.item_template("delta", _typed_delta(kind), "rs_x_0", 0, alike="t")
+        assert made is not None and translator._item_slots[("delta", "t")] is not None
+    assert Translator._proved_slots == {}
+
+
 def _percent_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
     """``_item_delta`` with a ``%`` around each slot (the numbered pattern must escape it)."""
     return lambda seq, text: {"p": "%d%%", **_item_delta(item_id, index)(seq, text), "q": "%s"}

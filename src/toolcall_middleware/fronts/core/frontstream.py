@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -96,6 +96,8 @@ class Translator:
 
     #: ``item_template``'s slots per ``(kind, alike)`` in this stream (``None``: unusable).
     _item_slots: Mapping[tuple[str, Hashable], ItemSlots | None] = MappingProxyType({})
+    #: The slots proved so far in this process (see ``item_template``), per ``_slots_key``.
+    _proved_slots: ClassVar[dict[Hashable, ItemSlots]] = {}
 
     def item_template(
         self,
@@ -111,9 +113,16 @@ class Translator:
         every item's alike, as ``alike`` says), without making one per item: the template made
         once per stream for a sample item (``ItemSlots``), with this item's id and index put
         in; proved equal to the usual template on the first item, else the usual template
-        every time."""
+        every time. A proof holds for every stream whose ``make`` is the same code over the
+        same plain values (``_slots_key``): such streams take the slots proved already."""
         key = (kind, alike)
         slots = self._item_slots.get(key, self)
+        if slots is self:  # not yet in this stream: proved in another?
+            shared = _slots_key(self, kind, alike, make)
+            proved = None if shared is None else Translator._proved_slots.get(shared)
+            if proved is not None:
+                self._item_slots = {**self._item_slots, key: proved}
+                slots = proved
         if slots is None or isinstance(slots, ItemSlots):
             made = None if slots is None else slots.of(item_id, index)
             return made or self.template(kind, make(item_id, index), alike=alike)
@@ -127,6 +136,10 @@ class Translator:
             or (made.head, made.middle, made.tail) != (usual.head, usual.middle, usual.tail)
         ):
             found = None
+        elif found is not None:
+            shared = _slots_key(self, kind, alike, make)
+            if shared is not None and len(Translator._proved_slots) < _MAX_PROVED_SLOTS:
+                Translator._proved_slots[shared] = found
         self._item_slots = {**self._item_slots, key: found}
         return usual
 
@@ -163,6 +176,27 @@ class Translator:
             known = (slots.head, pattern, slots.tail)
             self._numbered_items = {**self._numbered_items, key: known}
         return template.head, template.middle, template.tail
+
+
+#: Slots kept for the whole process at most (a handful of kinds of items in practice).
+_MAX_PROVED_SLOTS = 256
+#: The values a builder may close over and still share its proof with other streams.
+_PLAIN = (str, int, float, bytes, bool, type(None))
+
+
+def _slots_key(
+    translator: Translator, kind: str, alike: Hashable, make: Callable[[str, int], Maker]
+) -> Hashable | None:
+    """What ``item_template``'s slots depend on beyond this stream: the translator's class,
+    its encoder, the event's kind, ``alike``, and ``make``'s code and the plain values it
+    closes over (the same code over the same values builds the same events); ``None`` when
+    ``make`` closes over anything else (a stream's own objects), so its proof stays there."""
+    code = getattr(make, "__code__", None)
+    cells = getattr(make, "__closure__", None) or ()
+    values = tuple(cell.cell_contents for cell in cells)
+    if code is None or not all(type(value) in _PLAIN for value in values):
+        return None
+    return (type(translator), translator.encoder, kind, alike, code, values)
 
 
 class EventStream:
