@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -28,10 +29,16 @@ class Served:
 
 
 @contextmanager
-def serve_command(*args: str, env: dict[str, str] | None = None, log_dir: Path) -> Iterator[Served]:
+def serve_command(
+    *args: str,
+    env: dict[str, str] | None = None,
+    log_dir: Path,
+    ignore_hangup: bool = False,
+) -> Iterator[Served]:
     """``toolcall serve --port P *args`` with ``env`` added; yields once /healthz answers.
     Its temporary files (the workers' metrics directory) go in ``log_dir`` unless ``env``
-    says otherwise: a serve killed outright cannot remove them."""
+    says otherwise: a serve killed outright cannot remove them. ``ignore_hangup``: started
+    with SIGHUP ignored, as ``nohup`` starts a command."""
     port = free_port()
     log = log_dir / f"serve-{port}.log"
     process = subprocess.Popen(
@@ -40,6 +47,7 @@ def serve_command(*args: str, env: dict[str, str] | None = None, log_dir: Path) 
         stdout=subprocess.DEVNULL,
         stderr=log.open("w"),
         text=True,
+        preexec_fn=_ignore_hangup if ignore_hangup else None,
     )
     served = Served(process, f"http://127.0.0.1:{port}", log)
     try:
@@ -62,3 +70,7 @@ def serve_command(*args: str, env: dict[str, str] | None = None, log_dir: Path) 
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(10)
+
+
+def _ignore_hangup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)

@@ -315,6 +315,36 @@ def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None
     assert "drain_timeout" not in served.log.read_text()
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_hangup_drains_open_streams_as_sigterm_does(tmp_path: Path, workers: str) -> None:
+    # The terminal closed (or the ssh session dropped): without a handler, SIGHUP would kill
+    # the process mid-stream.
+    env = {"TOOLCALL_REPLAY_PACE": "0.04"}  # the recording streams for about 1.5 s
+    with (
+        serve_command("--workers", workers, env=env, log_dir=tmp_path) as served,
+        httpx.Client(base_url=served.url, timeout=30) as client,
+        client.stream("POST", "/v1/chat/completions", json=CHAT) as response,
+    ):
+        lines = response.iter_lines()
+        assert next(lines).startswith("data: ")
+        served.process.send_signal(signal.SIGHUP)
+        rest = [line for line in lines if line]
+        assert served.process.wait(30) == 0
+    assert rest[-1] == "data: [DONE]"
+    assert sum('"type":"function"' in line for line in rest) == 2  # both calls, whole
+    assert '"event":"draining"' in served.log.read_text()
+
+
+def test_a_hangup_is_ignored_when_the_command_was_started_ignoring_it(tmp_path: Path) -> None:
+    with serve_command(log_dir=tmp_path, ignore_hangup=True) as served:
+        served.process.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert served.process.poll() is None
+        assert httpx.get(served.url + "/healthz", timeout=5).status_code == 200
+        assert served.stop() == 0
+    assert '"event":"draining"' in served.log.read_text()  # from the SIGTERM
+
+
 def test_a_connection_accepted_before_the_drain_still_gets_its_answer(tmp_path: Path) -> None:
     # The client connected (and was accepted) but had not sent its request when SIGTERM came:
     # the drain must not close that connection unanswered.

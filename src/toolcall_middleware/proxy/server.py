@@ -6,17 +6,21 @@ first: on the first SIGTERM (or SIGINT) it stops accepting, lets ``/healthz`` sa
 connections still open, waits for the requests in flight up to ``drain_timeout``, then has
 ``Drain.expire`` end the rest with an error event; only then does uvicorn's shutdown run, and
 the process exits 0. Later SIGTERMs are ignored (a supervisor and a service manager may both
-send one); a second SIGINT quits at once, as uvicorn does.
+send one); a second SIGINT quits at once, as uvicorn does. A hangup (SIGHUP: the terminal
+closed, an ssh session dropped) drains as SIGTERM does, where its default would kill the
+process mid-stream; unless it is ignored, as ``nohup`` starts a command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import signal
 import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
@@ -38,6 +42,16 @@ SHUTDOWN_GRACE = 5
 ACCEPTED_GRACE = 1.0
 
 
+def drain_signals() -> list[int]:
+    """The signals that begin a drain: SIGINT, SIGTERM, and SIGHUP unless it is ignored (or
+    the platform has none)."""
+    signals: list[int] = [signal.SIGINT, signal.SIGTERM]
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:
+        signals.append(hangup)
+    return signals
+
+
 class ProxyServer(uvicorn.Server):
     def __init__(
         self,
@@ -56,6 +70,19 @@ class ProxyServer(uvicorn.Server):
         await super().startup(sockets)
         if self.started and self.on_started is not None:
             self.on_started()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn's signals (SIGINT, SIGTERM), and the others of ``drain_signals``."""
+        with super().capture_signals():
+            main = threading.current_thread() is threading.main_thread()
+            more = [sig for sig in drain_signals() if sig not in uvicorn.server.HANDLED_SIGNALS]
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in more} if main else {}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if not self.signalled:

@@ -6,9 +6,9 @@ share the command's socket), then supervises: each worker is a fresh interpreter
 (``spawn``) that receives the resolved ``ServeConfig`` itself (pickled, so flags, environment
 and file resolve once and every worker runs with the same values, secrets out of the
 environment) and serves every API as a single process does (``server.py``). A worker that dies
-after it started is replaced; one that cannot start stops the command. SIGTERM or SIGINT is
-passed on to every worker, which drains; the command exits 0 when they all did. A worker
-whose command is killed outright drains too.
+after it started is replaced; one that cannot start stops the command. SIGTERM, SIGINT or a
+hangup (``server.drain_signals``) is passed on to every worker, which drains; the command exits
+0 when they all did. A worker whose command is killed outright drains too.
 
 Counters: unless the user set ``PROMETHEUS_MULTIPROC_DIR`` (then theirs is used and left), a
 temporary directory is made for prometheus-client's multiprocess mode before the first worker
@@ -38,7 +38,7 @@ from .. import metrics
 from ..config import ServeConfig
 from .listeners import Listener, bind_listener, listening_socket
 from .logs import configure_logging
-from .server import serve_process, uvicorn_config
+from .server import drain_signals, serve_process, uvicorn_config
 
 log = logging.getLogger("toolcall_middleware.serve")
 
@@ -132,7 +132,7 @@ def serve_workers(config: ServeConfig) -> int:
         stop.set()
 
     listener, held = bind_listener(uvicorn_config(None, config))
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {sig: signal.signal(sig, on_signal) for sig in drain_signals()}
     workers: list[Worker] = []
     status = 0
     try:
