@@ -315,6 +315,13 @@ def test_sigterm_lets_open_streams_finish_and_exits_zero(tmp_path: Path) -> None
     assert "drain_timeout" not in served.log.read_text()
 
 
+def test_a_command_stopped_while_its_workers_start_exits_zero(tmp_path: Path) -> None:
+    # ``serve_command`` yields once one worker answers: the others may still be starting, and
+    # the SIGTERM passed on reaches them before their own handlers (nothing was in flight).
+    with serve_command("--workers", "4", log_dir=tmp_path) as served:
+        assert served.stop() == 0
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_hangup_drains_open_streams_as_sigterm_does(tmp_path: Path, workers: str) -> None:
     # The terminal closed (or the ssh session dropped): without a handler, SIGHUP would kill

@@ -154,8 +154,14 @@ def serve_workers(config: ServeConfig) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    failed = [w.process.exitcode for w in workers if w.process.exitcode not in (0, None)]
-    return status or (1 if failed else 0)
+    return status or (1 if any(not _stopped_well(w) for w in workers) else 0)
+
+
+def _stopped_well(worker: Worker) -> bool:
+    """The worker exited 0 (it drained), or the SIGTERM passed on to it came while it was
+    still starting (before its own handlers: nothing was in flight)."""
+    code = worker.process.exitcode
+    return code == 0 or (code == -signal.SIGTERM and not worker.ready.is_set())
 
 
 def _replace_dead(workers: list[Worker], config: ServeConfig, listener: Listener) -> int:
