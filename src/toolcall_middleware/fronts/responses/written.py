@@ -62,25 +62,38 @@ def call_done(item_id: str, call_id: str, name: str, arguments: str) -> dict[str
 
 
 # The values each builder takes after its fixed arguments (its slots), and where its events
-# (or document) hold them, in order (``rendered.SlotTemplate``).
-_TEXT_OPENING = ((str, int, int), ((2, 0), (1, 0), (0, None), (2, 1), (0, None), (1, 0)))
+# (or document) hold them, in order (``rendered.SlotTemplate``): an item's id, its index and
+# the first event's sequence number, then its text, or a call's id, name and arguments.
+_ID, _INDEX, _SEQ, _TEXT = 0, 1, 2, 3
+_CALL_ID, _NAME, _ARGUMENTS = 3, 4, 5
+_TEXT_OPENING = (
+    (str, int, int),
+    ((_SEQ, 0), (_INDEX, 0), (_ID, None), (_SEQ, 1), (_ID, None), (_INDEX, 0)),
+)
 _TEXT_CLOSING = (
     (str, int, int, str),
     (
-        *((2, 0), (0, None), (1, 0), (3, None)),  # the text's "done"
-        *((2, 1), (0, None), (1, 0), (3, None)),  # the content part's
-        *((2, 2), (1, 0), (0, None), (3, None)),  # the item's
+        *((_SEQ, 0), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the text's "done"
+        *((_SEQ, 1), (_ID, None), (_INDEX, 0), (_TEXT, None)),  # the content part's
+        *((_SEQ, 2), (_INDEX, 0), (_ID, None), (_TEXT, None)),  # the item's
     ),
 )
-_TEXT_DONE = ((str, str), ((0, None), (1, None)))
-_CALL_OPENING = ((str, int, int, str, str), ((2, 0), (1, 0), (0, None), (3, None), (4, None)))
+_TEXT_DONE = ((str, str), ((0, None), (1, None)))  # (item id, text)
+_CALL_OPENING = (
+    (str, int, int, str, str),
+    ((_SEQ, 0), (_INDEX, 0), (_ID, None), (_CALL_ID, None), (_NAME, None)),
+)
 _CALL_CLOSING = (
     (str, int, int, str, str, str),
     (
-        *((2, 0), (0, None), (1, 0), (5, None)),  # the arguments' "done"
-        *((2, 1), (1, 0), (0, None), (3, None), (4, None), (5, None)),  # the item's
+        *((_SEQ, 0), (_ID, None), (_INDEX, 0), (_ARGUMENTS, None)),  # the arguments' "done"
+        *(  # the item's
+            *((_SEQ, 1), (_INDEX, 0), (_ID, None)),
+            *((_CALL_ID, None), (_NAME, None), (_ARGUMENTS, None)),
+        ),
     ),
 )
+# (item id, call id, name, arguments)
 _CALL_DONE = ((str, str, str, str), ((0, None), (1, None), (2, None), (3, None)))
 
 
