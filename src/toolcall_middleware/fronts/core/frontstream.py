@@ -117,6 +117,7 @@ class Translator:
         same plain values (``_slots_key``): such streams take the slots proved already."""
         key = (kind, alike)
         slots = self._item_slots.get(key, self)
+        shared = None
         if slots is self:  # not yet in this stream: proved in another?
             shared = _slots_key(self, kind, alike, make)
             proved = None if shared is None else Translator._proved_slots.get(shared)
@@ -136,10 +137,12 @@ class Translator:
             or (made.head, made.middle, made.tail) != (usual.head, usual.middle, usual.tail)
         ):
             found = None
-        elif found is not None:
-            shared = _slots_key(self, kind, alike, make)
-            if shared is not None and len(Translator._proved_slots) < _MAX_PROVED_SLOTS:
-                Translator._proved_slots[shared] = found
+        elif (
+            found is not None
+            and shared is not None  # (looked up above)
+            and len(Translator._proved_slots) < _MAX_PROVED_SLOTS
+        ):
+            Translator._proved_slots[shared] = found
         self._item_slots = {**self._item_slots, key: found}
         return usual
 
