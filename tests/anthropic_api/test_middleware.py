@@ -207,7 +207,7 @@ async def test_message_start_carries_the_local_estimate() -> None:
         (422, 400, "invalid_request_error"),
         (429, 429, "rate_limit_error"),
         (500, 500, "api_error"),
-        (502, 500, "api_error"),
+        (502, 502, "api_error"),  # unreachable: 502 on every API without a code of its own
         (503, 529, "overloaded_error"),
         (504, 504, "timeout_error"),
         (529, 529, "overloaded_error"),

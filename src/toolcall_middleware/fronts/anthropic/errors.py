@@ -64,9 +64,12 @@ def error_body(type: str, message: str) -> dict[str, Any]:
 
 
 def from_failure(failure: UpstreamFailure) -> AnthropicError:
-    """An upstream failure as the Anthropic error a client gets for it."""
+    """An upstream failure as the Anthropic error a client gets for it. Anthropic has no
+    status of its own for an upstream that cannot be reached: that is 502, as on every API
+    without one (an upstream's 502 is the proxy's "unreachable")."""
     type = KIND_TYPES[failure.kind]
-    return AnthropicError(failure.message, type, 502 if failure.gateway else 0)
+    gateway = failure.gateway or failure.status == 502
+    return AnthropicError(failure.message, type, 502 if gateway else 0)
 
 
 def str_field(obj: Mapping[str, Any], name: str, path: str) -> str:
