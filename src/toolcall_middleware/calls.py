@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from . import lenient_json
+from . import lenient_json, repair_log
 from .limits import Budget
 from .metrics import NULL_REPORT, Report
 from .parsers.base import Tool
@@ -276,6 +276,8 @@ class ToolCallAssembler:
             call_id = call.id = self._new_id()
         self._ids.add(call_id)
         self._report.tool_call(call.native)
+        if isinstance(self._report, repair_log.LoggedReport):  # the chat path, at debug level
+            self._report.call_found(call.index, call_id, call.name, call.native)
         return {
             "index": call.index,
             "id": call_id,

@@ -138,6 +138,8 @@ class ToolCallMiddleware:
             responder.stop()
             if isinstance(info, dict):
                 info["tool_calls"] = responder.tool_calls
+            if rewriters.log is not None:
+                rewriters.log.done(responder.tool_calls)
             if hook is not None:
                 completion = responder.completion()
                 if completion is not None:

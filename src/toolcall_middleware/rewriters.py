@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import repair_log
 from .chunk_rewriter import ChunkRewriter
 from .config import Options
 from .debug import DebugCapture
@@ -23,6 +24,7 @@ from .parsers import (
     releases_held_text,
 )
 from .parsers.unknown_tools import apply_unknown_tools
+from .repair_log import RepairLog
 from .request import RequestFacts
 from .sse_rewriter import SSERewriter
 from .think import think_config
@@ -53,6 +55,10 @@ class Rewriters:
         self.stream_report = _report(metrics, provider, "stream")
         #: What happens to a JSON body, rewritten or not, is counted here.
         self.json_report = _report(metrics, provider, "json")
+        #: The ``debug`` log of this repair, when that level is on (``repair_log``).
+        self.log = (
+            RepairLog(options.provider, provider, request.model) if repair_log.enabled() else None
+        )
 
     def sse(self) -> SSERewriter:
         """The rewriter of a streamed response."""
@@ -94,7 +100,10 @@ class Rewriters:
 
     def new_parser(self) -> ToolCallParser:
         """A parser for one choice."""
-        return self._new_parser(self._provider, self._context)
+        parser = self._new_parser(self._provider, self._context)
+        if self.log is not None:
+            self.log.parsers.append(parser)
+        return parser
 
     @staticmethod
     def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
@@ -110,4 +119,5 @@ class Rewriters:
 
 
 def _report(metrics: Metrics | None, provider: str, stage: str) -> Report:
-    return NULL_REPORT if metrics is None else metrics.report(provider, stage)
+    report = NULL_REPORT if metrics is None else metrics.report(provider, stage)
+    return repair_log.logged_report(report, provider, stage)

@@ -11,12 +11,15 @@ middleware and the fronts above turn into their own API's error event. The serve
 
 from __future__ import annotations
 
+import logging
 import time
 
 import anyio
 
 from ..asgi import ASGIApp, Message, Receive, Scope, Send
 from .cut import ResponseCut
+
+log = logging.getLogger("toolcall_middleware.serve")
 
 
 class Drain:
@@ -99,7 +102,14 @@ class DrainGuard:
             drain._open.discard(guarded)
         if not guarded.expired:
             return
+        started = guarded.cut.started
         ending = guarded.cut.ending()
+        if ending != []:  # (an empty ending: the response had been sent whole)
+            how = "aborted" if ending is None else "error_event" if started else "503"
+            log.warning(
+                "cut_by_drain",
+                extra={"fields": {"event": "cut_by_drain", "ending": how}},
+            )
         if ending is None:
             raise RuntimeError("the drain timeout ended a response that is not a stream")
         for message in ending:

@@ -19,6 +19,7 @@ from typing import Any
 from ..asgi import ASGIApp, Message, Receive, Scope, Send
 from ..config import Options
 from .drain import Drain
+from .logs import REQUEST
 
 access_log = logging.getLogger("toolcall_middleware.access")
 
@@ -103,6 +104,8 @@ class ProxyFront:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         target = self.routes.get(scope["path"], self.app)
+        # Every line logged while this request is served names it (``logs.JsonFormatter``).
+        REQUEST.set((scope["method"], scope["path"]))
         if not self.log_access:
             await target(scope, receive, send)
             return
