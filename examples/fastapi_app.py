@@ -1,6 +1,8 @@
-"""Adding the middleware to your own FastAPI app that proxies or serves a model:
+"""Adding the middleware to your own FastAPI app that proxies or serves a model. From the
+checkout:
 
-    uvicorn examples.fastapi_app:app --port 8080
+    python3 -m venv .venv && .venv/bin/pip install -e '.[examples]'
+    .venv/bin/uvicorn examples.fastapi_app:app --port 8080
 
 Here the "model" is a canned Kimi K2 stream whose tool calls arrive as special tokens in
 ``reasoning_content``; clients see clean OpenAI ``tool_calls``.

@@ -181,7 +181,7 @@ async def test_replay_app_stops_when_the_client_disconnects() -> None:
 
     async def receive() -> Message:
         if not sent:
-            body = json.dumps({"model": "kimi_k2-long-write"}).encode()
+            body = json.dumps({"model": "kimi_k2-long-write", "stream": True}).encode()
             return {"type": "http.request", "body": body, "more_body": False}
         await gone.wait()
         return {"type": "http.disconnect"}

@@ -10,17 +10,26 @@ from typing import Any
 import anyio
 import orjson
 
+from . import __version__
 from .config import ConfigError
 from .middleware import ToolCallMiddleware
 from .parsers import providers
 from .proxy import serve
-from .replay import Recording, find_recording, recording_app, request_body, run_app
+from .replay import (
+    Recording,
+    RecordingError,
+    find_recording,
+    recording_app,
+    request_body,
+    run_app,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolcall", description="Repair open-weight model tool calls in OpenAI streams."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     replay = commands.add_parser(
         "replay",
@@ -40,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--summary", action="store_true", help="print the assembled message instead of the stream"
     )
-    replay.set_defaults(run=run_replay)
+    replay.set_defaults(run=run_replay, command_parser=replay)
     serve.add_parser(commands)
     return parser
 
@@ -92,10 +101,13 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        # The command's own usage, not the top-level one (which lists only the commands).
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         code: int = args.run(args)
-    except (ConfigError, FileNotFoundError, TypeError) as exc:
+    except (ConfigError, FileNotFoundError, TypeError, RecordingError) as exc:
         print(f"toolcall: error: {exc}", file=sys.stderr)
         return 2
     return code

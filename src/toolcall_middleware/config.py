@@ -69,9 +69,12 @@ class Options:
     #: starts in, for a model whose template opens it) into the reasoning fields, ``split``
     #: every one, ``keep`` none.
     think_tags: str = "auto"
-    #: Set on every chat request (``paths``) before it reaches the app, over the client's
-    #: values; then the ``upstream_fields_by_model`` entry of its model (``upstream_fields.py``).
+    #: Fields set on every chat request (``paths``) before it reaches the app, over the
+    #: client's values (``{"skip_special_tokens": false}`` for Kimi, DeepSeek and gpt-oss on
+    #: vLLM); then the ``upstream_fields_by_model`` entry of its model (``upstream_fields.py``).
     upstream_fields: Mapping[str, Any] = field(default_factory=dict)
+    #: Model name or ``fnmatch`` pattern -> fields, set over ``upstream_fields`` on that
+    #: model's requests (the exact name wins, else the first pattern that matches).
     upstream_fields_by_model: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -209,30 +212,45 @@ def _parse_mapping(var: str, raw: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class ServeSettings:
-    #: The OpenAI-compatible server to forward to; ``None`` serves the bundled replay app.
+    #: Base URL of the OpenAI-compatible server to forward to (a path is a prefix); none
+    #: serves the bundled replay of recorded sessions.
     upstream: str | None = None
+    #: Address the proxy listens on.
     host: str = "127.0.0.1"
+    #: Port the proxy listens on (0: any free port).
     port: int = 8080
-    #: Seconds. Read is per read (the longest silence, time to first token included).
+    #: Seconds to connect to the upstream.
     connect_timeout: float = 5.0
+    #: Longest silence between two upstream reads, time to first token included: a 504
+    #: before the response starts, an error event after (a reasoning model may think for
+    #: minutes before its first token).
     read_timeout: float = 600.0
+    #: Seconds to send a request to the upstream.
     write_timeout: float = 60.0
+    #: Seconds to wait for a free upstream connection.
     pool_timeout: float = 30.0
-    #: Upstream connection pool: at least the number of concurrent streams you expect.
+    #: Upstream connections: at least the number of concurrent streams you expect.
     max_connections: int = 1000
+    #: Idle upstream connections kept.
     max_keepalive_connections: int = 100
     #: Seconds an idle upstream connection is kept: below the upstream's own idle timeout
     #: (uvicorn and vLLM: 5 s), or a reused connection may be closing as a request is sent.
     keepalive_expiry: float = 4.0
     #: One JSON line per request on the ``toolcall_middleware.access`` logger.
     access_log: bool = True
+    #: ``debug``, ``info``, ``warning``, ``error`` or ``critical``; ``debug`` also logs each
+    #: repair (the format chosen, each call found, each fallback).
     log_level: str = "info"
     #: Seconds between events of the bundled replay (no upstream): streams like a model would.
     replay_pace: float = 0.02
-    #: Processes serving the port (each serves every API); 1 serves in the command's process.
+    #: Processes serving the port, each serving every API; with more than one, ``/metrics``
+    #: sums them all.
     workers: int = 1
-    #: Seconds open requests may still run after SIGTERM before they are ended with an error.
+    #: Seconds open requests may still run after SIGTERM before they end with an error event
+    #: (raise it to what your longest answers need).
     drain_timeout: float = 30.0
+    #: Path ``GET /readyz`` asks the upstream (any answer below 500 means it is up).
+    ready_path: str = "/health"
 
     def __post_init__(self) -> None:
         if self.upstream is not None:
@@ -263,6 +281,8 @@ class ServeSettings:
             )
         if self.max_connections < 1 or self.max_keepalive_connections < 0:
             raise ConfigError("max_connections must be >= 1 and max_keepalive_connections >= 0")
+        if not self.ready_path.startswith("/"):
+            raise ConfigError(f"ready_path must start with '/': {self.ready_path!r}")
         if self.log_level.lower() not in ("critical", "error", "warning", "info", "debug"):
             raise ConfigError(
                 f"log_level must be one of critical, error, warning, info, debug, "
@@ -281,6 +301,8 @@ class ServeConfig:
     options: Options
     #: The file's front tables by name (``[anthropic]``, ``[responses]``); absent ones empty.
     fronts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: The config file read, if any (logged at startup).
+    path: str | None = None
 
     @property
     def anthropic(self) -> Mapping[str, Any]:
@@ -335,7 +357,12 @@ def load_serve_config(
     opts = layers["Options"]
     if "paths" in opts:
         opts["paths"] = tuple(opts["paths"])
-    return ServeConfig(ServeSettings(**layers["ServeSettings"]), Options(**opts), fronts)
+    return ServeConfig(
+        ServeSettings(**layers["ServeSettings"]),
+        Options(**opts),
+        fronts,
+        None if path is None else os.fspath(path),
+    )
 
 
 def _default_of(f: dataclasses.Field[Any]) -> Any:

@@ -32,6 +32,7 @@ import weakref
 from typing import Any, Protocol
 
 from .asgi import Receive, Scope, Send
+from .extras import install_hint
 
 try:
     import prometheus_client
@@ -89,9 +90,7 @@ class Metrics:
 
     def __init__(self, registry: Any = None) -> None:
         if prometheus_client is None:
-            raise RuntimeError(
-                "metrics need prometheus-client: pip install 'toolcall-middleware[metrics]'"
-            )
+            raise RuntimeError(f"metrics need prometheus-client: {install_hint('metrics')}")
         if registry is None:
             registry = prometheus_client.REGISTRY
         self.registry = registry
@@ -219,7 +218,7 @@ def metrics_app(registry: Any = None) -> Any:
             await _respond(
                 send,
                 501,
-                b"metrics need prometheus-client: pip install 'toolcall-middleware[metrics]'\n",
+                f"metrics need prometheus-client: {install_hint('metrics')}\n".encode(),
                 b"text/plain; charset=utf-8",
             )
             return

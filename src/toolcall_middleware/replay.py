@@ -8,6 +8,7 @@ inferred from the stream itself.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +18,14 @@ import anyio
 import orjson
 
 from .asgi import Message, Receive, Scope, Send
-from .completion import chunks_from_sse
+from .completion import chunks_from_sse, completion_from_sse
 from .sse import SSEDecoder
 
 DEFAULT_LOG = "kimi_k2-reasoning-two-calls"
+
+
+class RecordingError(ValueError):
+    """A file that holds no response a client could have received."""
 
 
 def logs_dir() -> Path:
@@ -87,6 +92,12 @@ class Recording:
                 body,
                 {"model": model, "stream": False},
                 headers=(("content-type", "application/json"),),
+            )
+        decoder = SSEDecoder()
+        if not any(e.data is not None for e in [*decoder.feed(body), *decoder.close()]):
+            raise RecordingError(
+                f"{name}: no SSE events (no 'data:' lines) and not a JSON body; capture a "
+                "response with curl -N ... > FILE"
             )
         model = next((c["model"] for c in chunks_from_sse(body) if "model" in c), "")
         return cls(name, body, {"model": model, "stream": True})
@@ -205,7 +216,8 @@ def replay_app(directory: Path | None = None, pace: float = 0.0) -> Any:
     """A Starlette app serving recordings like an upstream: the request's ``model`` picks one.
 
     ``POST /v1/chat/completions`` (and ``/chat/completions``) replays the recording named by
-    the request's model (the default recording otherwise); ``GET /v1/models`` lists them;
+    the request's model, streamed or as one JSON body as the request's ``stream`` says; an
+    unknown name gets a 404 listing the recordings. ``GET /v1/models`` lists them;
     ``GET /health`` answers 200.
     """
     from starlette.applications import Starlette
@@ -214,7 +226,7 @@ def replay_app(directory: Path | None = None, pace: float = 0.0) -> Any:
     from starlette.routing import Route
 
     folder = directory or logs_dir()
-    names = sorted(p.stem for p in folder.glob("*.log"))
+    names = recording_names(folder)
 
     chat = _ChatReplay(folder, names, pace)
 
@@ -242,6 +254,11 @@ def replay_app(directory: Path | None = None, pace: float = 0.0) -> Any:
     )
 
 
+def recording_names(folder: Path | None = None) -> list[str]:
+    """The recordings ``replay_app`` serves, by the model name that picks each."""
+    return sorted(p.stem for p in (folder or logs_dir()).glob("*.log"))
+
+
 class _ChatReplay:
     """The chat completions endpoint of ``replay_app`` (an ASGI app, so Starlette routes to it
     without wrapping it in a Request/Response pair)."""
@@ -257,9 +274,74 @@ class _ChatReplay:
             if not message.get("more_body"):
                 break
         try:
-            model = orjson.loads(b"".join(parts)).get("model", "")
-        except (orjson.JSONDecodeError, AttributeError):
-            model = ""
-        name = model if model in self._names else DEFAULT_LOG
-        recording = Recording.load(self._folder / f"{name}.log")
+            request = orjson.loads(b"".join(parts))
+        except orjson.JSONDecodeError:
+            request = None
+        if not isinstance(request, dict):
+            request = {}
+        model = request.get("model")
+        if not isinstance(model, str) or model not in self._names:
+            await send_json(send, 404, unknown_model(model, self._names))
+            return
+        recording = Recording.load(self._folder / f"{model}.log")
+        recording = as_requested(recording, request.get("stream") is True)
         await serve_recording(receive, send, recording, self._pace)
+
+
+def unknown_model(model: object, names: list[str]) -> dict[str, Any]:
+    """OpenAI's answer to a model it does not serve, listing the recordings that exist."""
+    return {
+        "error": {
+            "message": f"The model {model!r} is not one of the bundled recordings: "
+            f"{', '.join(names)} (GET /v1/models lists them)",
+            "type": "invalid_request_error",
+            "param": "model",
+            "code": "model_not_found",
+        }
+    }
+
+
+async def send_json(send: Send, status: int, doc: Any) -> None:
+    body = orjson.dumps(doc)
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def as_requested(recording: Recording, stream: bool) -> Recording:
+    """``recording`` in the form the request asked for: a streamed recording assembled into
+    the ``chat.completion`` a non-streamed request gets, and the reverse. Error answers (not
+    2xx) stay as they were recorded."""
+    if not 200 <= recording.status < 300 or recording.is_sse == stream:
+        return recording
+    if stream:
+        completion = orjson.loads(recording.body)
+        body = sse_of_completion(completion if isinstance(completion, dict) else {})
+        headers = (("content-type", "text/event-stream"),)
+    else:
+        body = orjson.dumps(completion_from_sse(recording.body))
+        headers = (("content-type", "application/json"),)
+    return dataclasses.replace(recording, body=body, headers=headers)
+
+
+def sse_of_completion(completion: Mapping[str, Any]) -> bytes:
+    """A ``chat.completion`` as the stream a server would have sent for it: per choice one
+    delta holding the whole message, then its finish; usage last, then ``[DONE]``."""
+    meta = {k: completion[k] for k in ("id", "created", "model") if k in completion}
+    meta["object"] = "chat.completion.chunk"
+    events = []
+    for choice in completion.get("choices") or ():
+        index = choice.get("index", 0)
+        message = dict(choice.get("message") or {})
+        calls = message.pop("tool_calls", None)
+        delta = {k: v for k, v in message.items() if v is not None}
+        if calls:
+            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(calls)]
+        for piece in (
+            {"index": index, "delta": delta, "finish_reason": None},
+            {"index": index, "delta": {}, "finish_reason": choice.get("finish_reason")},
+        ):
+            events.append({**meta, "choices": [piece]})
+    if completion.get("usage") is not None:
+        events.append({**meta, "choices": [], "usage": completion["usage"]})
+    return b"".join(b"data: " + orjson.dumps(e) + b"\n\n" for e in events) + b"data: [DONE]\n\n"

@@ -168,7 +168,11 @@ def test_a_port_in_use_stops_serve_and_leaves_the_running_one_alone(tmp_path: Pa
             text=True,
             timeout=60,
         )
-        assert second.returncode == 3 and "Address already in use" in second.stderr
+        assert second.returncode == 2
+        assert second.stderr == (
+            f"toolcall: error: cannot listen on 127.0.0.1:{port}: address already in use "
+            "(another program holds it? choose another with --port)\n"
+        )
         for _ in range(20):  # the first's workers still take every connection
             with httpx.Client(base_url=served.url, timeout=10) as client:
                 assert client.get("/debug/tool-calls", headers=ADMIN).json()["worker_pid"] in pids
@@ -460,7 +464,13 @@ def test_streams_past_the_drain_timeout_end_with_each_apis_error_event(tmp_path:
     assert orjson.loads(last)["error"]["status"] == "UNAVAILABLE"
     assert statuses["gemini"] in (200, 503)
     assert statuses["chat"] == statuses["anthropic"] == statuses["responses"] == 200
-    assert "drain_timeout" in served.log.read_text()
+    lines = [orjson.loads(line) for line in served.log.read_text().splitlines()]
+    assert any(line["event"] == "drain_timeout" for line in lines)
+    # Each cut is logged as such, with the path its client used (not the upstream's).
+    cuts = {line["path"]: line for line in lines if line["event"] == "cut_by_drain"}
+    assert set(cuts) == {path.split("?")[0] for path, _ in requests.values()}
+    assert {cuts[path]["ending"] for path in cuts if "v1beta" not in path} == {"error_event"}
+    assert all(line["level"] == "warning" and line["method"] == "POST" for line in cuts.values())
 
 
 def test_the_anthropic_sdk_reads_the_drain_ending_as_an_overloaded_error(

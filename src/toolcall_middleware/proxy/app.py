@@ -15,8 +15,10 @@ from ..fronts.gemini import GeminiMiddleware, GeminiOptions
 from ..fronts.responses import ResponsesMiddleware, ResponsesOptions
 from ..metrics import metrics_for
 from ..middleware import ToolCallMiddleware
+from ..replay import recording_names
 from .drain import Drain, DrainGuard
 from .front import ProxyFront, operational_routes
+from .ready import UpstreamProbe, bundled_replay, readyz_app
 from .upstream import UpstreamProxy
 
 
@@ -56,6 +58,10 @@ def create_proxy_app(
         closers.append(upstream.aclose)
         inner = upstream
     drain = Drain()
+    probe: UpstreamProbe | None = None
+    if s.upstream is not None:
+        probe = UpstreamProbe(s.upstream.rstrip("/") + s.ready_path, s.connect_timeout)
+        closers.append(probe.aclose)
     openai_api = ToolCallMiddleware(DrainGuard(inner, drain), **middleware_kwargs(config.options))
     anthropic_api = AnthropicMiddleware(
         openai_api, AnthropicOptions.build(file=config.front("anthropic"))
@@ -63,10 +69,19 @@ def create_proxy_app(
     responses_api = ResponsesMiddleware(
         anthropic_api, ResponsesOptions.build(file=config.front("responses"))
     )
-    gemini_api = GeminiMiddleware(responses_api, GeminiOptions.build(file=config.front("gemini")))
+    gemini_options = GeminiOptions.build(file=config.front("gemini"))
+    if s.upstream is None and not gemini_options.model_map:
+        # A Gemini client lists the model map's names: the recordings, as /v1/models does.
+        recordings = {name: name for name in recording_names()}
+        gemini_options = dataclasses.replace(gemini_options, model_map=recordings)
+    gemini_api = GeminiMiddleware(responses_api, gemini_options)
+    routes = {
+        "/readyz": readyz_app(drain, bundled_replay if probe is None else probe.check),
+        **operational_routes(config.options),
+    }
     return ProxyFront(
         gemini_api,
-        routes=operational_routes(config.options),
+        routes=routes,
         on_shutdown=closers,
         log_access=s.access_log,
         drain=drain,

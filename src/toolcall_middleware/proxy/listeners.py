@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import uvicorn
 
+from ..config import ConfigError
+
 
 @dataclass(frozen=True)
 class ReusePort:
@@ -61,6 +63,32 @@ class ReusePort:
 
 #: A worker's listener: its own socket to bind, or the one socket all workers share.
 Listener = ReusePort | socket.socket
+
+
+class PortInUse(ConfigError):
+    """The port ``toolcall serve`` was asked to listen on cannot be bound."""
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise ``PortInUse`` if ``host:port`` cannot be bound, before anything starts: uvicorn
+    would find out only after the app's startup, and log a traceback-like pair of lines.
+
+    The same bind as uvicorn's (``SO_REUSEADDR``, no ``SO_REUSEPORT``), so a port held by
+    another program, or by another ``toolcall serve``'s workers, is refused."""
+    if port == 0:
+        return
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise PortInUse(
+            f"cannot listen on {host}:{port}: {reason.lower()} (another program holds it? "
+            "choose another with --port)"
+        ) from None
+    finally:
+        sock.close()
 
 
 def reuse_port_balances() -> bool:

@@ -6,7 +6,9 @@ import argparse
 import logging
 from typing import Any
 
-from ..config import ConfigError, load_serve_config
+from .. import __version__, metrics
+from ..config import ConfigError, ServeConfig, load_serve_config
+from ..extras import install_hint
 from ..parsers import providers
 from .logs import configure_logging
 
@@ -39,7 +41,7 @@ def add_parser(commands: Any) -> None:
         metavar="SECONDS",
         help="after SIGTERM, how long open requests may still run (default 30)",
     )
-    serve.set_defaults(run=run_serve)
+    serve.set_defaults(run=run_serve, command_parser=serve)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -55,14 +57,14 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401
     except ModuleNotFoundError:
-        raise ConfigError(
-            "toolcall serve needs uvicorn: pip install 'toolcall-middleware[proxy]'"
-        ) from None
+        raise ConfigError(f"toolcall serve needs uvicorn: {install_hint('proxy')}") from None
     from .app import create_proxy_app
+    from .listeners import check_port
     from .server import serve_process
     from .workers import serve_workers
 
     s = config.settings
+    check_port(s.host, s.port)  # before anything starts: one line and exit 2, not a traceback
     configure_logging(s.log_level)
     # Built here, before anything starts, so a bad front option stops the command at once.
     app = create_proxy_app(config)
@@ -71,17 +73,56 @@ def run_serve(args: argparse.Namespace) -> int:
         extra={
             "fields": {
                 "event": "starting",
+                "version": __version__,
                 "listen": f"http://{s.host}:{s.port}",
                 "upstream": s.upstream or "bundled replay",
                 "provider": config.options.provider,
                 "workers": s.workers,
+                "config": config.path,
             }
         },
     )
+    for feature, reason, turn_on in features_off(config):
+        log.info(
+            "feature_off",
+            extra={
+                "fields": {
+                    "event": "feature_off",
+                    "feature": feature,
+                    "reason": reason,
+                    "turn_on": turn_on,
+                }
+            },
+        )
     if s.workers == 1:
         return serve_process(config, app=app)
     del app  # each worker builds its own
     return serve_workers(config)
+
+
+def features_off(config: ServeConfig) -> list[tuple[str, str, str]]:
+    """The optional endpoints this configuration leaves off: (feature, why, how to turn it on)."""
+    off = []
+    if not config.options.metrics:
+        off.append(("metrics", "metrics = false", "TOOLCALL_METRICS=true"))
+    elif not metrics.available():
+        off.append(
+            (
+                "metrics",
+                "prometheus-client (the metrics extra) is not installed: GET /metrics goes to "
+                "the upstream",
+                install_hint("metrics"),
+            )
+        )
+    if not config.options.admin_key:
+        off.append(
+            (
+                "debug_capture",
+                "no admin_key: GET " + config.options.debug_path + " goes to the upstream",
+                "TOOLCALL_ADMIN_KEY=<a secret>, sent back as X-Admin-Key",
+            )
+        )
+    return off
 
 
 def _flag(name: str, raw: str | None, kind: type[float], what: str) -> float | None:
