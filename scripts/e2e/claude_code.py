@@ -8,7 +8,7 @@ API) in front of a scripted model that writes its Bash call as raw markup.
 For each markup format: the tool must have run and the final answer quoting its output must be
 printed; every upstream request must have one leading system message (Claude Code 2.1 sends a
 second one after the first user turn). ``native_bad_json``: the model writes arguments that are
-not JSON; Claude Code must keep the turn and tell the model so (what the README describes).
+not JSON; Claude Code must keep the turn and tell the model so (what docs/anthropic.md describes).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -20,7 +20,9 @@ from .parsers.base import UnknownTools
 from .upstream_fields import CHAT_PATH_FIELDS, CHAT_PATH_WHY, by_model_problem, fields_problem
 
 DEFAULT_PATHS = ("/v1/chat/completions", "/chat/completions")
-MODES = ("stream", "buffered")
+Mode = Literal["stream", "buffered"]
+MODES: tuple[Mode, ...] = ("stream", "buffered")
+ThinkTags = Literal["auto", "split", "keep"]
 #: Other names an option's environment variable goes by (the first is the name the debug
 #: capture's variable had in the proxy this package replaces).
 ENV_ALIASES = {"debug_max": ("TOOL_CALL_DEBUG_MAX",)}
@@ -45,7 +47,7 @@ class Options:
     #: ``stream``: tool-call arguments flow as they arrive. ``buffered``: each call leaves
     #: whole when its choice ends, arguments checked as JSON (invalid ones wrapped as
     #: ``{"input": ...}``, nameless calls dropped). Text streams immediately either way.
-    mode: str = "stream"
+    mode: Mode = "stream"
     #: Unresolved markup a parser may hold back per choice (a marker prefix, a call header);
     #: past it the stream ends with an error event.
     max_held_bytes: int = MAX_HELD
@@ -63,15 +65,15 @@ class Options:
     #: Where the middleware answers the debug endpoint when ``admin_key`` is set.
     debug_path: str = "/debug/tool-calls"
     #: Seconds without output after which text held back as a possible marker start is sent
-    #: (0: only when a keep-alive comes). See ``pause.py``.
+    #: (0: only when a keep-alive comes).
     idle_release: float = 0.2
     #: ``<think>`` blocks in ``content``: ``auto`` splits the one the content starts with (or
     #: starts in, for a model whose template opens it) into the reasoning fields, ``split``
     #: every one, ``keep`` none.
-    think_tags: str = "auto"
+    think_tags: ThinkTags = "auto"
     #: Fields set on every chat request (``paths``) before it reaches the app, over the
     #: client's values (``{"skip_special_tokens": false}`` for Kimi, DeepSeek and gpt-oss on
-    #: vLLM); then the ``upstream_fields_by_model`` entry of its model (``upstream_fields.py``).
+    #: vLLM); then the ``upstream_fields_by_model`` entry of its model.
     upstream_fields: Mapping[str, Any] = field(default_factory=dict)
     #: Model name or ``fnmatch`` pattern -> fields, set over ``upstream_fields`` on that
     #: model's requests (the exact name wins, else the first pattern that matches).

@@ -114,7 +114,7 @@ def test_a_bad_anthropic_table_stops_serve_at_start(
 
 
 async def test_config_file_upstream_fields_reach_the_upstream(tmp_path: Path) -> None:
-    """The README's Claude Code setup for Kimi on vLLM: the [anthropic] table's
+    """The Claude Code setup of docs/anthropic.md for Kimi on vLLM: the [anthropic] table's
     upstream_fields go out with the request, through ToolCallMiddleware and the proxy."""
     config = tmp_path / "toolcall.toml"
     config.write_text(

@@ -94,7 +94,7 @@ def upstream(seen: list[httpx.Request]) -> httpx.MockTransport:
 
 
 async def test_config_file_gemini_table_and_the_upstream_request(tmp_path: Path) -> None:
-    """The README's gemini-cli setup: the [gemini] table maps every Gemini model id to the
+    """The gemini-cli setup of docs/gemini.md: the [gemini] table maps every Gemini model id to the
     upstream model and adds upstream_fields; the SDK's key reaches the upstream as Bearer."""
     config = tmp_path / "toolcall.toml"
     config.write_text(

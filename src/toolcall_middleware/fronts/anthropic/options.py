@@ -34,8 +34,11 @@ class AnthropicOptions(FrontOptions):
     model_map: Mapping[str, str] = field(default_factory=dict)
     #: Upstream model for names ``model_map`` does not match (None: they pass as they are).
     default_model: str | None = None
-    ping_interval: float | None = DEFAULT_PING_INTERVAL  # None or 0: no pings
+    #: Seconds without output before a ``ping`` event (None or 0: no pings).
+    ping_interval: float | None = DEFAULT_PING_INTERVAL
+    #: What thinking blocks sent back become upstream: ``reasoning_content``, or dropped.
     thinking_history: ThinkingHistory = "reasoning_content"
+    #: Where the Messages API is served (``count_tokens`` beside it).
     messages_path: str = "/v1/messages"
     upstream_path: str = "/v1/chat/completions"
     max_body_bytes: int = DEFAULT_MAX_BODY

@@ -78,11 +78,22 @@ class FrontOptions:
     PATH_OPTIONS: ClassVar[tuple[str, ...]] = ()
 
     # Every front has these options.
+    #: Requested model name or ``fnmatch`` pattern (``claude-*``) -> upstream model; the exact
+    #: name wins over patterns, unmatched names pass as they are.
     model_map: Mapping[str, str]
+    #: Upstream model for names ``model_map`` does not match (none: they pass as they are).
     default_model: str | None
+    #: Fields set on every upstream chat request, after translation, so they win over
+    #: translated values of the same name (``{"skip_special_tokens": false}`` for Kimi,
+    #: DeepSeek and gpt-oss on vLLM); ``messages``, ``tools``, ``stream``, ``stream_options``
+    #: and ``n`` are refused: the translation back depends on them.
     upstream_fields: Mapping[str, Any]
+    #: The wrapped app's chat completions path.
     upstream_path: str
+    #: The largest request body read; a larger one is refused in the API's error shape.
     max_body_bytes: int
+    #: The largest upstream JSON body, SSE event or tool-call arguments held; past it the
+    #: response ends with an error in the API's shape.
     max_upstream_bytes: int
 
     @classmethod

@@ -39,6 +39,7 @@ class ResponsesOptions(FrontOptions):
     reasoning_as: ReasoningAs = "content"
     #: Seconds without output before an SSE comment keeps the stream open (0: none).
     keepalive_interval: float | None = DEFAULT_KEEPALIVE
+    #: Where the Responses API is served.
     responses_path: str = "/v1/responses"
     upstream_path: str = "/v1/chat/completions"
     max_body_bytes: int = DEFAULT_MAX_BODY
