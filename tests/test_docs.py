@@ -115,6 +115,23 @@ def readme_python_setups() -> list[str]:
     return [code for lang, code in FENCE.findall(README) if lang == "python"]
 
 
+def sdk_setups() -> list[str]:
+    """Every Python setup of the README and the docs that talks to a served proxy, once."""
+    found = []
+    for text in (README, *DOCS.values()):
+        for lang, code in FENCE.findall(text):
+            if lang == "python" and "127.0.0.1:8080" in code and code not in found:
+                found.append(code)
+    return found
+
+
+def test_the_readme_and_the_docs_have_a_setup_for_each_sdk() -> None:
+    setups = "\n".join(sdk_setups())
+    for client in ("OpenAI(", "client.responses.stream(", "anthropic.Anthropic(", "genai.Client("):
+        assert client in setups
+    assert len(readme_python_setups()) == 3
+
+
 def test_every_setup_in_the_readme_is_one_of_the_docs() -> None:
     blocks = [code for lang, code in FENCE.findall(README) if lang in ("python", "toml")]
     assert len(blocks) >= 4
@@ -150,11 +167,11 @@ def served() -> Iterator[int]:
         process.wait(30)
 
 
-@pytest.mark.parametrize("index", range(len(readme_python_setups())))
-def test_each_readme_sdk_setup_runs_as_written_against_the_bundled_default(
+@pytest.mark.parametrize("index", range(len(sdk_setups())))
+def test_each_sdk_setup_runs_as_written_against_the_bundled_default(
     index: int, served: int, tmp_path: Path
 ) -> None:
-    code = readme_python_setups()[index].replace("127.0.0.1:8080", f"127.0.0.1:{served}")
+    code = sdk_setups()[index].replace("127.0.0.1:8080", f"127.0.0.1:{served}")
     script = tmp_path / "setup.py"
     script.write_text(code)
     out = subprocess.run(
