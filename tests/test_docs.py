@@ -37,11 +37,13 @@ reference = load_reference()
 
 
 def table_rows(markdown: str) -> dict[str, list[str]]:
-    """The cells of each row of a Markdown table, by the row's first cell (its option name)."""
+    """Each row of a generated table by option name: its names (option, variables, flag),
+    default, what it takes, meaning."""
     rows = {}
     for line in markdown.splitlines()[2:]:
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        rows[cells[0].strip("`")] = cells
+        names = [n.strip("`") for n in cells[0].split("<br>")]
+        rows[names[0]] = [*names, *cells[1:]]
     return rows
 
 
@@ -54,22 +56,25 @@ def test_the_generated_reference_lists_every_option_with_its_variable_and_meanin
     assert list(rows) == options
     prefix = "TOOLCALL_" if name in ("serve", "middleware") else f"TOOLCALL_{name.upper()}_"
     for option, cells in rows.items():
-        env = cells[2] if name == "serve" else cells[1]  # (serve has a flag column first)
-        assert env.startswith(f"`{prefix}{option.upper()}`"), (name, option)
+        assert cells[1] == f"{prefix}{option.upper()}", (name, option)
         assert len(cells[-1]) > 10, f"{name}.{option} has no meaning"
         assert "``" not in cells[-1]
 
 
 def test_the_reference_shows_the_codes_defaults_and_flags() -> None:
     serve = table_rows(reference.render("serve"))
-    assert serve["port"][1:4] == ["`--port`", "`TOOLCALL_PORT`", "`8080`"]
-    assert serve["drain_timeout"][1] == "`--drain-timeout`"
-    assert (
-        serve["read_timeout"][3] == "`600.0`"
-        and serve["read_timeout"][2] == "`TOOLCALL_READ_TIMEOUT`"
-    )
+    assert serve["port"] == [
+        "port",
+        "TOOLCALL_PORT",
+        "--port",
+        "`8080`",
+        "integer",
+        "Port the proxy listens on (0: any free port).",
+    ]
+    assert serve["drain_timeout"][2] == "--drain-timeout"
+    assert serve["read_timeout"][1:4] == ["TOOLCALL_READ_TIMEOUT", "`600.0`", "seconds"]
     middleware = table_rows(reference.render("middleware"))
-    assert middleware["debug_max"][1] == "`TOOLCALL_DEBUG_MAX`, `TOOL_CALL_DEBUG_MAX`"
+    assert middleware["debug_max"][1:3] == ["TOOLCALL_DEBUG_MAX", "TOOL_CALL_DEBUG_MAX"]
     assert middleware["unknown_tools"][3] == "`forward`, `drop`, `text`"
     assert middleware["think_tags"][3] == "`auto`, `split`, `keep`"
     anthropic = table_rows(reference.render("anthropic"))
@@ -92,7 +97,7 @@ def test_the_configuration_page_has_a_generated_block_for_every_table() -> None:
     assert sorted(blocks) == sorted([*reference.every_option(), "providers"])
     filled = reference.fill(page)
     for option in ("ready_path", "upstream_fields_by_model", "thought_signatures", "ping_interval"):
-        assert f"| `{option}` |" in filled
+        assert f"| `{option}`<br>" in filled
     assert "Generated when the site is built" not in filled
 
 

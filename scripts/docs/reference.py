@@ -172,29 +172,31 @@ def table(items: list[dict[str, str]], columns: list[tuple[str, str]]) -> str:
     return "\n".join([head, rule, *body])
 
 
-def named(items: list[dict[str, str]]) -> list[dict[str, str]]:
-    return [{**item, "name": f"`{item['name']}`"} for item in items]
+def option_cell(item: dict[str, str]) -> dict[str, str]:
+    """One cell for what names an option: its name, its variables, its flag, a line each."""
+    names = [f"`{item['name']}`", *filter(None, [item["env"], item["flag"]])]
+    return {**item, "option": "<br>".join(names).replace(", ", "<br>")}
 
 
 def render(name: str) -> str:
     """The Markdown of block ``name``."""
     columns = [
-        ("name", "name"),
-        ("env", "environment"),
+        ("option", "option, variable, flag"),
         ("default", "default"),
         ("kind", "takes"),
         ("meaning", "meaning"),
     ]
     if name == "serve":
-        flagged = [("name", "name"), ("flag", "flag"), *columns[1:]]
-        return table(named(rows(ServeSettings, "TOOLCALL_", serve_flags())), flagged)
-    if name == "middleware":
-        return table(named(rows(Options, "TOOLCALL_")), columns)
-    if name in FRONTS:
-        return table(named(rows(FRONTS[name], env_prefix(name))), columns)
-    if name == "providers":
+        items = rows(ServeSettings, "TOOLCALL_", serve_flags())
+    elif name == "middleware":
+        items = rows(Options, "TOOLCALL_")
+    elif name in FRONTS:
+        items = rows(FRONTS[name], env_prefix(name))
+    elif name == "providers":
         return ", ".join(f"`{p}`" for p in ("auto", *providers()))
-    raise KeyError(f"no options table {name!r}")
+    else:
+        raise KeyError(f"no options table {name!r}")
+    return table([option_cell(item) for item in items], columns)
 
 
 def fill(markdown: str) -> str:
