@@ -40,6 +40,7 @@ from .events import (
 )
 from .failures import UpstreamFailure, from_stream_error
 from .fastpath import FastChunkReading
+from .finish import failure, outcome
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
@@ -226,6 +227,8 @@ class ChatReader(FastChunkReading):
         try:
             for choice in choices:
                 # The fronts never ask for more than one choice.
+                if self.done:
+                    break
                 if not isinstance(choice, Mapping) or choice.get("index") not in _FIRST:
                     continue
                 delta = choice.get("delta")
@@ -332,6 +335,11 @@ class ChatReader(FastChunkReading):
     def _finish(self, choice: Mapping[str, Any], out: list[Event]) -> None:
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish:
+            if outcome(finish) == "failed":
+                # The server failed: the answer ends with its failure, and a call still open
+                # is never finished, so that no client runs what may be half its arguments.
+                out += self._fail(failure(finish))
+                return
             self._finish_reason = finish
             matched = choice.get("stop_reason")  # vLLM: the stop string that matched
             if isinstance(matched, str):

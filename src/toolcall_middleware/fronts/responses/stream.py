@@ -29,6 +29,7 @@ from ..core.events import (
 )
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.finish import outcome
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
@@ -41,6 +42,8 @@ from .written import CallTemplates, TextTemplates
 
 Event = tuple[str, dict[str, Any]]
 
+#: ``incomplete_details.reason`` per outcome (``core.finish``); another incomplete answer
+#: carries the upstream's own finish reason.
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
@@ -387,13 +390,14 @@ class ResponseTranslator(Translator):
         out = self._close_text()
         self.done = True
         self._whole_output()
-        reason = _INCOMPLETE.get(finish.reason)
+        ended = outcome(finish.reason)
         usage = usage_of(finish.usage)
-        if reason is None:
+        if ended == "complete":
             self.response = self._response("completed", self.output, usage=usage)
             self.response["completed_at"] = int(time.time())
             out.append(self._event("response.completed", response=self.response))
         else:
+            reason = _INCOMPLETE.get(ended, finish.reason)
             self.response = self._response(
                 "incomplete", self.output, usage=usage, incomplete={"reason": reason}
             )
