@@ -51,7 +51,7 @@ class Seen:
     kind: str | None = None
 
 
-def _http(app: ASGIApp) -> httpx2.AsyncClient:
+def http_client(app: ASGIApp) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://test")
 
 
@@ -92,7 +92,7 @@ async def seen(
 
 async def _chat(app: ASGIApp, stream: bool, tools: bool) -> Seen:
     client = openai.AsyncOpenAI(
-        api_key="k", base_url="http://test/v1", max_retries=0, http_client=_http(app)
+        api_key="k", base_url="http://test/v1", max_retries=0, http_client=http_client(app)
     )
     kwargs: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     if tools:
@@ -132,7 +132,7 @@ async def _chat(app: ASGIApp, stream: bool, tools: bool) -> Seen:
 
 async def _responses(app: ASGIApp, stream: bool, tools: bool) -> Seen:
     client = openai.AsyncOpenAI(
-        api_key="k", base_url="http://test/v1", max_retries=0, http_client=_http(app)
+        api_key="k", base_url="http://test/v1", max_retries=0, http_client=http_client(app)
     )
     kwargs: dict[str, Any] = {"model": "m", "input": "hi"}
     if tools:
@@ -177,7 +177,7 @@ async def _responses(app: ASGIApp, stream: bool, tools: bool) -> Seen:
 
 async def _anthropic(app: ASGIApp, stream: bool, tools: bool) -> Seen:
     client = anthropic.AsyncAnthropic(
-        api_key="k", base_url="http://test", max_retries=0, http_client=_http(app)
+        api_key="k", base_url="http://test", max_retries=0, http_client=http_client(app)
     )
     kwargs: dict[str, Any] = {
         "model": "m",

@@ -158,8 +158,8 @@ class AnthropicStream(EventStream):
         if not chat.stream:  # the message is assembled from every event, its start included
             self.events += translator.start()
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        return self.out(self.translator.fail(from_failure(failure)))
+    def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
+        return self.translator.fail(from_failure(failure))
 
     def result(self) -> Reply:
         try:

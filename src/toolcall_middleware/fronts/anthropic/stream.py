@@ -113,10 +113,9 @@ class StreamTranslator(Translator):
         return [("message_start", {"type": "message_start", "message": message})]
 
     def fail(self, error: AnthropicError) -> list[Event]:
-        """End the stream with an ``error`` event (the client has a 200 already)."""
+        """End the stream with an ``error`` event (the client has a 200 already), also when
+        the message's end was made but could not be written (``EventStream.fail``)."""
         self.reader.done = True
-        if self.done:
-            return []
         self.done = True
         return [("error", error.body())]
 

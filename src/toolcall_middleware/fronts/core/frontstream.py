@@ -54,6 +54,11 @@ class Translator:
     def _translate(self, events: list[Event]) -> list[WireEvent]:
         raise NotImplementedError
 
+    def rewind(self) -> None:
+        """The events last made were not written (making or writing them failed, and the
+        answer ends with a failure now): forget what they counted that the failure's events
+        would count on (a sequence number, say)."""
+
     # --- the fast path (``fastpath.py``) -----------------------------------------------------
 
     #: How the stream encodes this translator's events (``EventStream`` sets it), so event
@@ -214,6 +219,8 @@ class EventStream:
         self.translator = translator
         translator.encoder = self.encode
         self.stream = stream
+        #: The answer's last bytes are built (the translator ended it, and ``out`` wrote it).
+        self._ended = False
         #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
         self.fast_event = self._fast_events() if stream else None
         translator.renders = self.fast_event is not None
@@ -226,21 +233,51 @@ class EventStream:
 
     @property
     def done(self) -> bool:
-        return self.translator.done
+        """The answer is over and its last bytes exist: a translator that ended it whose last
+        events could not be written is not done (``fail`` still ends it)."""
+        return self._ended
+
+    # (Each way in: what it made and could not write is forgotten before the failure that
+    # follows is made, ``Translator.rewind``.)
 
     def head(self) -> bytes:
-        return self.out(self.translator.start())
+        try:
+            return self.out(self.translator.start())
+        except Exception:
+            self.translator.rewind()
+            raise
 
     def chunk(self, chunk: Mapping[str, Any]) -> bytes:
-        return self.out(self.translator.feed(chunk))
+        try:
+            return self.out(self.translator.feed(chunk))
+        except Exception:
+            self.translator.rewind()
+            raise
 
     def completion(self, completion: Mapping[str, Any]) -> bytes:
-        return self.out(self.translator.feed_completion(completion))
+        try:
+            return self.out(self.translator.feed_completion(completion))
+        except Exception:
+            self.translator.rewind()
+            raise
 
     def end(self) -> bytes:
-        return self.out(self.translator.finish())
+        try:
+            return self.out(self.translator.finish())
+        except Exception:
+            self.translator.rewind()
+            raise
 
     def fail(self, failure: UpstreamFailure) -> bytes:
+        """End the answer with ``failure`` in the API's shape, unless its last bytes exist
+        already: also when the translator ended it but its last events could not be written."""
+        if self._ended:
+            return b""
+        return self.out(self.failed(failure))
+
+    def failed(self, failure: UpstreamFailure) -> list[WireEvent]:
+        """The translator's events that end the answer with ``failure`` (whether or not it
+        thought the answer over)."""
         raise NotImplementedError
 
     def result(self) -> Reply:
@@ -250,20 +287,29 @@ class EventStream:
         raise NotImplementedError
 
     def out(self, events: list[WireEvent]) -> bytes:
-        """The bytes to send for ``events`` (none when the client does not stream)."""
+        """The bytes to send for ``events`` (none when the client does not stream). The answer
+        is ``done`` once the events that end it are written: built, not only made."""
+        translator = self.translator
         if not self.stream:
             if self.keeps_events:
                 self.events += events
+            self._ended = translator.done
             return b""
-        translator = self.translator
-        if translator.large:
-            translator.large = False
-            return self.encode(events, large=True)
-        if len(events) == 1 and self.encode is EventStream.encode:  # most chunks: one event
-            kind, data = events[0]
-            if kind is not RENDERED:
-                return event_head(kind) + orjson.dumps(data) + b"\n\n"
-        return self.encode(events)
+        large, translator.large = translator.large, False
+        try:
+            if len(events) == 1 and not large and self.encode is EventStream.encode:
+                kind, doc = events[0]  # most chunks: one event
+                if kind is not RENDERED:
+                    data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
+                    self._ended = translator.done
+                    return data
+            data = self.encode(events, large=large)
+        except orjson.JSONEncodeError:
+            # What orjson refuses to write (a value nested past its 255 levels) the standard
+            # library writes, as ``plumbing.dumps`` does.
+            data = self.encode(events, large=True)
+        self._ended = translator.done
+        return data
 
     # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
 

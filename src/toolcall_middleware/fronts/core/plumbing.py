@@ -63,9 +63,14 @@ LARGE_STRING = 64 * 1024
 def dumps(doc: Any, *, large: bool = False) -> bytes:
     """JSON of a document the front sends. ``large``: it may hold a string of ``LARGE_STRING``
     or more (a whole answer's text), encoded by the standard library, which needs about twice
-    the output's size where orjson's buffer would take sixteen times the string's."""
+    the output's size where orjson's buffer would take sixteen times the string's. What orjson
+    cannot write (an integer past 64 bits, as a client may send and a response echo) goes
+    through the standard library too."""
     if not large:
-        return orjson.dumps(doc)
+        try:
+            return orjson.dumps(doc)
+        except orjson.JSONEncodeError:
+            pass
     return json.dumps(doc, separators=(",", ":")).encode("ascii")
 
 
@@ -104,10 +109,16 @@ async def read_request(receive: Receive, limit: int) -> bytes:
 
 def encode_upstream(body: dict[str, Any]) -> bytes | None:
     """The translated request as JSON, or ``None`` when it nests too deep to encode (orjson's
-    limit, 255 levels: no upstream would take it either)."""
+    limit, 255 levels: no upstream would take it either). The client's numbers go as they
+    came, an integer past 64 bits too (written by the standard library)."""
     try:
         return orjson.dumps(body)
-    except orjson.JSONEncodeError:
+    except orjson.JSONEncodeError as exc:
+        if "ecursion" in str(exc):  # "Recursion limit reached"
+            return None
+    try:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    except (RecursionError, ValueError):
         return None
 
 

@@ -128,13 +128,21 @@ class FrontResponder:
                 await self._fail(UpstreamFailure("server", f"upstream failed: {exc!r}"))
             else:
                 await self._end_of_body()
-        except Exception:
+        except Exception as exc:
             if not self.client_gone:
-                raise
+                await self._broken(exc)
 
     # --- the wrapped app's side -------------------------------------------------------------
 
     async def upstream_send(self, message: Message) -> None:
+        try:
+            await self._upstream_send(message)
+        except Exception as exc:
+            if self.client_gone:
+                raise  # the app stops: nobody reads what it sends
+            await self._broken(exc)
+
+    async def _upstream_send(self, message: Message) -> None:
         hot = self._hot
         if hot is not None and (
             (handed := message.get(HANDED)) is not None or message.get("more_body")
@@ -214,6 +222,8 @@ class FrontResponder:
 
     async def _read(self, message: Message) -> None:
         """Any message but the hot path's."""
+        if self.state == "done":
+            return  # the response is over (a limit, a failure): the rest is dropped
         kind = message["type"]
         if kind == "http.response.start":
             await self._response_start(message)
@@ -369,12 +379,42 @@ class FrontResponder:
     async def _done(self) -> None:
         if self.state == "done":
             return
-        self.state = "done"
-        self._hot = None
         if self.streaming:
+            self.state = "done"
+            self._hot = None
             await self._write({"type": "http.response.body", "body": b"", "more_body": False})
         else:
+            # Built before anything is sent: a reply that cannot be built is the API's error.
             await self._reply(self.front.result())
+
+    async def _broken(self, exc: Exception) -> None:
+        """Translating the answer failed (an answer no front can write, or a bug): the client
+        gets its API's error, never a stream that ends as if it were whole or a bare 500; the
+        rest of the upstream is dropped. Called where ``exc`` was caught."""
+        logger.exception("could not translate the upstream's answer")
+        self._hot = None
+        if self.finished or self.client_gone:
+            return
+        failure = UpstreamFailure(
+            "server", f"the proxy could not translate the upstream's answer ({exc!r})"
+        )
+        if not self.streaming:
+            try:
+                reply = self.front.error(failure)
+            except Exception:
+                logger.exception("could not write the error reply")
+                reply = Reply(500, b"the proxy could not translate the upstream's answer")
+            await self._reply(reply)
+            return
+        try:
+            data = self.front.fail(failure)
+        except Exception:
+            logger.exception("could not write the error event")
+            data = b""  # (the stream still ends: a client that reads it whole sees it cut short)
+        self.state = "done"
+        if data:
+            await self._write_more(data)
+        await self._write({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _reply(self, reply: Reply) -> None:
         self.state = "done"

@@ -267,15 +267,18 @@ class GeminiStream:
             self._reasoning.append(text)
 
     def _finish(self, finish: core.Finish) -> bytes:
-        self._done = True
+        """The last chunk; the response is done only once its bytes exist (until then,
+        ``fail`` still ends it with the API's error)."""
         output_tokens = -(-self._ascii // 4) + self._other
         usage = usage_metadata(finish.usage, self.input_tokens, output_tokens, self.context_scale)
         reason = finish_reason(finish.reason)
         if not self.stream:
             self._final = {"finishReason": reason, "usageMetadata": usage}
+            self._done = True
             return b""
         doc = response([{"text": ""}], self.model, self.response_id, reason, usage)
         data = one_line(orjson.dumps(doc))
+        self._done = True
         if self.framing == "sse":
             return b"data: " + data + b"\n\n"
         return (data if self._first else b"\n," + data) + b"\n]"
@@ -298,9 +301,13 @@ def dump_text(text: str) -> bytes:
 def dump(doc: Any, size: int) -> bytes:
     """``doc`` as JSON on one line. Past ``LARGE`` characters of strings in it (``size``), by
     the standard library: orjson reserves about 16 bytes per character it encodes, so one
-    large call or answer would cost far more memory than it holds."""
+    large call or answer would cost far more memory than it holds. The standard library also
+    writes what orjson refuses to (call arguments nested past its 255 levels)."""
     if size < LARGE:
-        return one_line(orjson.dumps(doc))
+        try:
+            return one_line(orjson.dumps(doc))
+        except orjson.JSONEncodeError:
+            pass
     return one_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
 
 

@@ -196,8 +196,8 @@ class ResponsesStream(EventStream):
         )
         super().__init__(translator, request.stream)
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        return self.out(self.translator.fail(failure))
+    def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
+        return self.translator.fail(failure)
 
     def result(self) -> Reply:
         response = self.translator.response

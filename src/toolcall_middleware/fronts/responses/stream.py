@@ -81,6 +81,7 @@ class ResponseTranslator(Translator):
         )
         self.created_at = int(time.time())
         self.seq = 0
+        self._seq_mark = 0  # the sequence number of the first event ``_translate`` made last
         #: The output items so far: each done item as its JSON (``_keep_done``), the open one
         #: as a dict.
         self.output: list[dict[str, Any] | bytes] = []
@@ -121,10 +122,9 @@ class ResponseTranslator(Translator):
         ]
 
     def fail(self, failure: UpstreamFailure) -> list[Event]:
-        """End with ``response.failed`` (an open call is left unfinished: never run it)."""
+        """End with ``response.failed`` (an open call is left unfinished: never run it), also
+        when the response's end was made but could not be written (``EventStream.fail``)."""
         self.reader.done = True
-        if self.done:
-            return []
         self.done = True
         out = self._close_text()
         self.failure = failure
@@ -137,6 +137,7 @@ class ResponseTranslator(Translator):
 
     def _translate(self, events: list[core.Event]) -> list[Event]:
         # (The event classes as globals, not ``core.`` attributes: this runs at every switch.)
+        self._seq_mark = self.seq
         out: list[Event] = []
         for event in events:
             if self.done:
@@ -167,6 +168,11 @@ class ResponseTranslator(Translator):
             elif isinstance(event, UpstreamError):
                 out += self.fail(event.failure)
         return out
+
+    def rewind(self) -> None:
+        """``Translator.rewind``: the failure takes the first sequence number the events that
+        were not written took."""
+        self.seq = self._seq_mark
 
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """``Translator.fast_delta``: a delta of the open item, or of the open function call,
