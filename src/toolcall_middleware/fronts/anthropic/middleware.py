@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ...asgi import ASGIApp, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ...sse import encode_event
 from ..core.failures import UpstreamFailure
@@ -66,9 +67,17 @@ class AnthropicMiddleware:
     """
 
     def __init__(
-        self, app: ASGIApp, options: AnthropicOptions | None = None, **keywords: Any
+        self,
+        app: ASGIApp,
+        options: AnthropicOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
     ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either an AnthropicOptions or keyword options, not both")
         self.options = options or AnthropicOptions.build(**keywords)
@@ -105,6 +114,8 @@ class AnthropicMiddleware:
             keepalive=PING,
             keepalive_interval=options.ping_interval or 0.0,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="anthropic",
         )
         target = upstream_scope(
             scope,

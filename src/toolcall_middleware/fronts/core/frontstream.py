@@ -232,6 +232,10 @@ class EventStream:
         return named_events(events, large=large)
 
     @property
+    def replaced_bytes(self) -> int:
+        return self.translator.reader.replaced_bytes
+
+    @property
     def done(self) -> bool:
         """The answer is over and its last bytes exist: a translator that ended it whose last
         events could not be written is not done (``fail`` still ends it)."""

@@ -21,11 +21,12 @@ import anyio
 from ... import handoff
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...handoff import KEY as HANDED
+from ...metrics import Metrics
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
 from .fastpath import FastEvent, handed_chunk
 from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
-from .reader import decode_chunk
+from .reader import decode_body, decode_chunk
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
@@ -43,6 +44,10 @@ class FrontStream(Protocol):
     @property
     def done(self) -> bool:
         """Nothing more will be written (the answer ended or failed)."""
+
+    @property
+    def replaced_bytes(self) -> int:
+        """Bytes of the upstream's text that were not UTF-8, sent on as U+FFFD."""
 
     def head(self) -> bytes:
         """The first bytes of the stream, once the upstream answered 2xx."""
@@ -78,7 +83,14 @@ class FrontResponder:
         keepalive_interval: float = 0.0,
         max_upstream_bytes: int = MAX_UPSTREAM_BYTES,
         stream_headers: Headers = SSE_HEADERS,
+        metrics: Metrics | None = None,
+        api: str = "",
     ) -> None:
+        """``metrics`` counts, for ``api`` (the front's name), what only the front sees."""
+        self.metrics = metrics
+        self.api = api
+        #: Bytes of a whole JSON body that were not UTF-8 (the front's reader counts the rest).
+        self.replaced_bytes = 0
         self.client_send = send
         self.front = front
         self.keepalive = keepalive if keepalive_interval > 0 else None
@@ -107,15 +119,30 @@ class FrontResponder:
     async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         if self._fast_event is not None:  # a chat path in this process may hand its readings
             scope = handoff.offer(scope)
-        if not (self.front.stream and self.keepalive is not None):
-            await self._run_app(app, scope, receive)  # nothing runs beside the app
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._keep_alive, tg.cancel_scope)
-            try:
-                await self._run_app(app, scope, receive)
-            finally:
-                tg.cancel_scope.cancel()
+        try:
+            if not (self.front.stream and self.keepalive is not None):
+                await self._run_app(app, scope, receive)  # nothing runs beside the app
+                return
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._keep_alive, tg.cancel_scope)
+                try:
+                    await self._run_app(app, scope, receive)
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._count_replaced()
+
+    def _count_replaced(self) -> None:
+        """Text that was not UTF-8 is never replaced silently: logged and counted once per
+        response."""
+        replaced = self.replaced_bytes + self.front.replaced_bytes
+        if replaced:
+            logger.warning(
+                "the upstream's answer held %d bytes that are not UTF-8: each was sent as U+FFFD",
+                replaced,
+            )
+            if self.metrics is not None:
+                self.metrics.invalid_utf8_bytes(self.api, replaced)
 
     async def _run_app(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         try:
@@ -135,41 +162,39 @@ class FrontResponder:
     # --- the wrapped app's side -------------------------------------------------------------
 
     async def upstream_send(self, message: Message) -> None:
+        # (An exception while translating never reaches the app: see ``_broken``.)
         try:
-            await self._upstream_send(message)
+            hot = self._hot
+            if hot is not None and (
+                (handed := message.get(HANDED)) is not None or message.get("more_body")
+            ):
+                # The hot path: the usual event, one whole ``data: {...}`` event per body message
+                # as servers (and the chat path under a front) send them, read and written by the
+                # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``). (A
+                # reading is handed only with a body that is not the last: one lookup fewer.)
+                body = message["body"]
+                data = hot(body, handed)
+                if data is None:
+                    await self._one_event(body, message)
+                elif data:  # ``_write_more``, inline: once per event
+                    try:
+                        await self.client_send(
+                            {"type": "http.response.body", "body": data, "more_body": True}
+                        )
+                    except Exception:
+                        self._client_lost()
+                        raise
+                    if self.keepalive is not None:
+                        self.last_write = time.monotonic()
+                return
+            if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
+                await self._one_event(message["body"], message)
+                return
+            await self._read(message)
         except Exception as exc:
             if self.client_gone:
                 raise  # the app stops: nobody reads what it sends
             await self._broken(exc)
-
-    async def _upstream_send(self, message: Message) -> None:
-        hot = self._hot
-        if hot is not None and (
-            (handed := message.get(HANDED)) is not None or message.get("more_body")
-        ):
-            # The hot path: the usual event, one whole ``data: {...}`` event per body message
-            # as servers (and the chat path under a front) send them, read and written by the
-            # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``). (A
-            # reading is handed only with a body that is not the last: one lookup fewer.)
-            body = message["body"]
-            data = hot(body, handed)
-            if data is None:
-                await self._one_event(body, message)
-            elif data:  # ``_write_more``, inline: once per event
-                try:
-                    await self.client_send(
-                        {"type": "http.response.body", "body": data, "more_body": True}
-                    )
-                except Exception:
-                    self._client_lost()
-                    raise
-                if self.keepalive is not None:
-                    self.last_write = time.monotonic()
-            return
-        if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
-            await self._one_event(message["body"], message)
-            return
-        await self._read(message)
 
     async def _one_event(self, body: bytes, message: Message) -> None:
         """A body message of an SSE stream with nothing held in the decoder, not taken by the
@@ -335,7 +360,7 @@ class FrontResponder:
     async def _json_body(self) -> None:
         body = b"".join(self.parts)
         self.parts = []
-        doc = decode_chunk(body) if body.strip() else None
+        doc, self.replaced_bytes = decode_body(body) if body.strip() else (None, 0)
         del body
         if not isinstance(doc, dict):
             problem = "invalid JSON" if doc is None else "an unexpected JSON body"

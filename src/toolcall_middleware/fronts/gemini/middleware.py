@@ -24,6 +24,7 @@ import anyio
 import orjson
 
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.plumbing import (
     REQUEST_HEADERS,
@@ -84,8 +85,18 @@ class GeminiMiddleware:
     ``max_upstream_bytes``.
     """
 
-    def __init__(self, app: ASGIApp, options: GeminiOptions | None = None, **keywords: Any) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        options: GeminiOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
+    ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a GeminiOptions or keyword options, not both")
         self.options = options or GeminiOptions.build(**keywords)
@@ -151,6 +162,8 @@ class GeminiMiddleware:
             ErrorApart(send, front),
             front,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="gemini",
             stream_headers=SSE_HEADERS if framing == "sse" else _ARRAY_HEADERS,
         )
         target = upstream_scope(

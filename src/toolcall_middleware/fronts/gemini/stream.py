@@ -113,6 +113,10 @@ class GeminiStream:
     def done(self) -> bool:
         return self._done
 
+    @property
+    def replaced_bytes(self) -> int:
+        return self.reader.replaced_bytes
+
     # --- FrontStream ----------------------------------------------------------------------
 
     def head(self) -> bytes:

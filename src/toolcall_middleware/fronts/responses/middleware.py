@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from ...asgi import ASGIApp, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.failures import UpstreamFailure
 from ..core.frontstream import EventStream
@@ -63,9 +64,17 @@ class ResponsesMiddleware:
     """
 
     def __init__(
-        self, app: ASGIApp, options: ResponsesOptions | None = None, **keywords: Any
+        self,
+        app: ASGIApp,
+        options: ResponsesOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
     ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a ResponsesOptions or keyword options, not both")
         self.options = options or ResponsesOptions.build(**keywords)
@@ -119,6 +128,8 @@ class ResponsesMiddleware:
             keepalive=KEEPALIVE,
             keepalive_interval=options.keepalive_interval or 0.0,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="responses",
         )
         target = upstream_scope(
             scope,
