@@ -37,7 +37,7 @@ from ..core.plumbing import (
 )
 from ..core.responder import FrontResponder
 from .errors import AnthropicError, from_failure, invalid_request
-from .message import assemble
+from .message import MessageAssembler
 from .options import AnthropicOptions
 from .request import ChatRequest, translate_request
 from .stream import StreamTranslator
@@ -166,15 +166,21 @@ class AnthropicStream(EventStream):
             max_answer_bytes=None if chat.stream else options.max_upstream_bytes,
         )
         super().__init__(translator, chat.stream)
-        if not chat.stream:  # the message is assembled from every event, its start included
-            self.events += translator.start()
+        #: Not streaming: the message, assembled from every event (its start included) as
+        #: they come.
+        self.message = MessageAssembler()
+        if not chat.stream:
+            self.message.add(translator.start())
+
+    def keep(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        self.message.add(events)
 
     def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
         return self.translator.fail(from_failure(failure))
 
     def result(self) -> Reply:
         try:
-            message = assemble(self.events)
+            message = self.message.result()
         except AnthropicError as exc:
             return _error_reply(exc)
         large = self.translator.reader.answer_size >= LARGE_STRING

@@ -10,7 +10,7 @@ one, renders its own event from byte templates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -19,7 +19,7 @@ import orjson
 from .events import Event
 from .failures import UpstreamFailure
 from .fastpath import FastEvent, core_event, fast_events
-from .plumbing import Reply, event_head, named_events
+from .plumbing import Output, Reply, event_head, large_events, named_events
 from .reader import ChatReader
 from .rendered import RENDERED
 from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
@@ -244,35 +244,41 @@ class EventStream:
     # (Each way in: what it made and could not write is forgotten before the failure that
     # follows is made, ``Translator.rewind``.)
 
-    def head(self) -> bytes:
+    def head(self) -> Output:
         try:
             return self.out(self.translator.start())
         except Exception:
             self.translator.rewind()
             raise
 
-    def chunk(self, chunk: Mapping[str, Any]) -> bytes:
+    def chunk(self, chunk: Mapping[str, Any]) -> Output:
         try:
             return self.out(self.translator.feed(chunk))
         except Exception:
             self.translator.rewind()
             raise
 
-    def completion(self, completion: Mapping[str, Any]) -> bytes:
+    def completion(self, completion: Mapping[str, Any]) -> Output:
         try:
             return self.out(self.translator.feed_completion(completion))
         except Exception:
             self.translator.rewind()
             raise
 
-    def end(self) -> bytes:
+    def end(self) -> Output:
         try:
             return self.out(self.translator.finish())
         except Exception:
             self.translator.rewind()
             raise
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
+    def keep(self, events: list[WireEvent]) -> None:
+        """Not streaming: keep what the reply is made of (by default every event, in
+        ``events``, unless ``keeps_events`` is off)."""
+        if self.keeps_events:
+            self.events += events
+
+    def fail(self, failure: UpstreamFailure) -> Output:
         """End the answer with ``failure`` in the API's shape, unless its last bytes exist
         already: also when the translator ended it but its last events could not be written."""
         if self._ended:
@@ -290,16 +296,18 @@ class EventStream:
     def error(self, failure: UpstreamFailure) -> Reply:
         raise NotImplementedError
 
-    def out(self, events: list[WireEvent]) -> bytes:
+    def out(self, events: list[WireEvent]) -> Output:
         """The bytes to send for ``events`` (none when the client does not stream). The answer
-        is ``done`` once the events that end it are written: built, not only made."""
+        is ``done`` once the events that end it are written: built, not only made. Events that
+        hold a large string are written one at a time as they are sent (``_large``)."""
         translator = self.translator
         if not self.stream:
-            if self.keeps_events:
-                self.events += events
+            self.keep(events)
             self._ended = translator.done
             return b""
         large, translator.large = translator.large, False
+        if large and self.encode is EventStream.encode:
+            return self._large(events)
         try:
             if len(events) == 1 and not large and self.encode is EventStream.encode:
                 kind, doc = events[0]  # most chunks: one event
@@ -315,6 +323,16 @@ class EventStream:
         self._ended = translator.done
         return data
 
+    def _large(self, events: list[WireEvent]) -> Iterator[bytes]:
+        """``out`` for events that hold a large string: their pieces as they are written, the
+        answer ``done`` once the last is (``plumbing.large_events``)."""
+        try:
+            yield from large_events(events)
+        except Exception:
+            self.translator.rewind()
+            raise
+        self._ended = self.translator.done
+
     # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
 
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
@@ -327,6 +345,7 @@ class EventStream:
         translator = self.translator
 
         def general(kind: int, text: str) -> bytes:  # what the translator declined
-            return self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            data = self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            return data if isinstance(data, bytes) else b"".join(data)
 
         return fast_events(translator.reader, translator.fast_delta, general, translator)

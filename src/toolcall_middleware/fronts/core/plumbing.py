@@ -9,7 +9,7 @@ client body is in and valid: a client that leaves mid-upload sends nothing upstr
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import orjson
@@ -18,6 +18,7 @@ from ...asgi import Receive, Scope, Send
 from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
+from .large import LARGE_STRING, Escapes, dumps_large
 from .rendered import RENDERED
 
 Headers = list[tuple[bytes, bytes]]
@@ -55,23 +56,21 @@ class Reply(NamedTuple):
     headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
-#: A string this long is "large": orjson reserves about 16 bytes per character of a string it
-#: encodes, so a document holding one goes through ``dumps(doc, large=True)`` instead.
-LARGE_STRING = 64 * 1024
+#: Where streamed bytes come from: bytes, or pieces written one after another as they are
+#: made (the events that carry a whole answer's text: only one is ever held).
+Output = bytes | Iterator[bytes]
 
 
 def dumps(doc: Any, *, large: bool = False) -> bytes:
     """JSON of a document the front sends. ``large``: it may hold a string of ``LARGE_STRING``
-    or more (a whole answer's text), encoded by the standard library, which needs about twice
-    the output's size where orjson's buffer would take sixteen times the string's. What orjson
-    cannot write (an integer past 64 bits, as a client may send and a response echo) goes
-    through the standard library too."""
-    if not large:
-        try:
-            return orjson.dumps(doc)
-        except orjson.JSONEncodeError:
-            pass
-    return json.dumps(doc, separators=(",", ":")).encode("ascii")
+    or more (a whole answer's text), written as ``large.dumps_large`` writes it. What orjson
+    refuses to write (a value nested past its 255 levels) the standard library writes."""
+    if large:
+        return dumps_large(doc)
+    try:
+        return orjson.dumps(doc)
+    except orjson.JSONEncodeError:
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def json_reply(
@@ -176,21 +175,34 @@ _EVENT_HEADS: dict[str, bytes] = {}
 def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> bytes:
     """``(type, data)`` pairs as SSE events with an ``event:`` line (Anthropic, Responses):
     ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline), and
-    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``."""
-    parts: list[bytes] = []  # one join, no copy per event: an event may hold a whole answer's text
-    dump = _dumps_large if large else orjson.dumps
+    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``
+    (and ``large_events``, which writes them without joining them)."""
+    if large:
+        return b"".join(large_events(events))
+    parts: list[bytes] = []
+    dump = orjson.dumps
     heads = _EVENT_HEADS
     for kind, data in events:
-        if kind is RENDERED:  # events written already, unless they must be written large
-            written, make, values = data
-            parts.append(named_events(make(*values), large=True) if large else written)
+        if kind is RENDERED:  # events written already
+            parts.append(data[0])
             continue
         parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
     return b"".join(parts)
 
 
-def _dumps_large(doc: Any) -> bytes:
-    return dumps(doc, large=True)
+def large_events(events: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
+    """``named_events(events, large=True)`` in pieces, each event written as it is asked for:
+    whoever sends them holds one at a time. Events that carry the same large string share
+    its one escape."""
+    escapes = Escapes()
+    for kind, data in events:
+        if kind is RENDERED:  # events written already: written again, large
+            _, make, values = data
+            yield from large_events(make(*values))
+            continue
+        yield event_head(kind)
+        yield dumps_large(data, escapes)
+        yield b"\n\n"
 
 
 def event_head(kind: str) -> bytes:
@@ -213,6 +225,7 @@ __all__ = [
     "SSE_HEADERS",
     "BodyTooLarge",
     "ClientGone",
+    "Output",
     "Reply",
     "decode_request",
     "dumps",
@@ -220,6 +233,7 @@ __all__ = [
     "event_head",
     "header",
     "json_reply",
+    "large_events",
     "named_events",
     "read_request",
     "send_reply",

@@ -25,7 +25,7 @@ from ...metrics import Metrics
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
 from .fastpath import FastEvent, handed_chunk
-from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
+from .plumbing import SSE_HEADERS, Headers, Output, Reply, send_reply
 from .reader import decode_body, decode_chunk
 
 logger = logging.getLogger("toolcall_middleware.fronts")
@@ -36,7 +36,8 @@ MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
 
 
 class FrontStream(Protocol):
-    """One response of a front, sans-I/O. Methods return the bytes to send when streaming."""
+    """One response of a front, sans-I/O. Methods return the bytes to send when streaming
+    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
 
     #: The client asked for a stream.
     stream: bool
@@ -49,21 +50,21 @@ class FrontStream(Protocol):
     def replaced_bytes(self) -> int:
         """Bytes of the upstream's text that were not UTF-8, sent on as U+FFFD."""
 
-    def head(self) -> bytes:
+    def head(self) -> Output:
         """The first bytes of the stream, once the upstream answered 2xx."""
 
-    def chunk(self, chunk: Mapping[str, Any]) -> bytes:
+    def chunk(self, chunk: Mapping[str, Any]) -> Output:
         """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
         process handed a reading of it, only what a front reads of such a chunk (its one
         choice and delta, ``fastpath.handed_chunk``)."""
 
-    def completion(self, completion: Mapping[str, Any]) -> bytes:
+    def completion(self, completion: Mapping[str, Any]) -> Output:
         """A whole upstream ``chat.completion``."""
 
-    def end(self) -> bytes:
+    def end(self) -> Output:
         """The upstream's answer ended."""
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
+    def fail(self, failure: UpstreamFailure) -> Output:
         """End an open stream with a failure."""
 
     def result(self) -> Reply:
@@ -317,20 +318,29 @@ class FrontResponder:
             data = event.data
             if data is None:
                 continue  # comments and keep-alives
-            if data[:1] != b"{" and data.strip() == b"[DONE]":
-                out.append(front.end())
-                break
-            if fast is not None:  # several events in one read: each may still be the usual one
-                sent = fast(event.raw, None)
-                if sent is not None:
-                    out.append(sent)
+            last = data[:1] != b"{" and data.strip() == b"[DONE]"
+            sent: Output
+            if last:
+                sent = front.end()
+            else:
+                if fast is not None:  # several events in one read: each may be the usual one
+                    fast_sent = fast(event.raw, None)
+                    if fast_sent is not None:
+                        out.append(fast_sent)
+                        continue
+                chunk = decode_chunk(data)
+                if not isinstance(chunk, dict):
                     continue
-            chunk = decode_chunk(data)
-            if isinstance(chunk, dict):
                 if learn is not None:
                     learn(data, chunk)
-                out.append(front.chunk(chunk))
-            if front.done:
+                sent = front.chunk(chunk)
+            if isinstance(sent, bytes):
+                out.append(sent)
+            else:  # pieces written as they are sent: what came before goes first
+                await self._body(b"".join(out))
+                out = []
+                await self._body(sent)
+            if last or front.done:
                 break
         await self._body(b"".join(out))
         if front.done:
@@ -368,7 +378,8 @@ class FrontResponder:
             return
         out = self.front.completion(doc)
         del doc
-        await self._body(out + self.front.end())
+        await self._body(out)
+        await self._body(self.front.end())
         await self._done()
 
     async def _fail(self, failure: UpstreamFailure) -> None:
@@ -383,9 +394,16 @@ class FrontResponder:
 
     # --- the client's side ------------------------------------------------------------------
 
-    async def _body(self, data: bytes) -> None:
-        if data and self.streaming:
-            await self._write_more(data)
+    async def _body(self, data: Output) -> None:
+        if not self.streaming:
+            return
+        if isinstance(data, bytes):
+            if data:
+                await self._write_more(data)
+            return
+        for piece in data:  # each made as it is sent: one large event held at a time
+            if piece:
+                await self._write_more(piece)
 
     async def _write_more(self, data: bytes) -> None:
         """A piece of the stream (``_write`` for a body message that is not the last)."""
@@ -437,8 +455,12 @@ class FrontResponder:
             logger.exception("could not write the error event")
             data = b""  # (the stream still ends: a client that reads it whole sees it cut short)
         self.state = "done"
-        if data:
-            await self._write_more(data)
+        try:
+            await self._body(data)
+        except Exception:
+            if self.client_gone:
+                raise
+            logger.exception("could not write the error event")
         await self._write({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _reply(self, reply: Reply) -> None:

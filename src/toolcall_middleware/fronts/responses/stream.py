@@ -47,7 +47,7 @@ Event = tuple[str, dict[str, Any]]
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
-_join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
+_join, _dumps, _Fragment = b"".join, orjson.dumps, orjson.Fragment
 
 
 class ResponseTranslator(Translator):
@@ -256,6 +256,8 @@ class ResponseTranslator(Translator):
             return []
         self._fast_kind = -1
         text = "".join(item.parts)
+        # The pieces go now: only the whole text is held until the response ends.
+        item.parts = self._fast_parts = []
         if len(text) >= LARGE_STRING:
             self.large = True
         seq = self.seq
@@ -442,10 +444,7 @@ class ResponseTranslator(Translator):
 
     def _output_items(self, output: list[dict[str, Any] | bytes]) -> list[Any]:
         """The items for a response object: each done item's JSON as an ``orjson.Fragment``
-        (orjson writes it as it is), or decoded again when the response is large (written by
-        the standard library, which takes no fragment)."""
-        if self.large_output:
-            return [_loads(item) if type(item) is bytes else item for item in output]
+        (orjson writes it as it is, also in a large response: ``core.large``)."""
         return [_Fragment(item) if type(item) is bytes else item for item in output]
 
     def _event(self, kind: str, **fields: Any) -> Event:
