@@ -13,8 +13,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
-
 from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
 from ...request import replay_receive
@@ -26,13 +24,16 @@ from ..core.plumbing import (
     REQUEST_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
     Reply,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -134,13 +135,18 @@ class AnthropicMiddleware:
             raise AnthropicError(str(exc), "request_too_large", 413) from None
         try:
             doc = decode_request(body)
+        except IntegerOutOfRange as exc:
+            raise invalid_request(str(exc)) from None
         except ValueError as exc:
             raise invalid_request(f"request body is not valid JSON: {exc}") from None
         del body
         try:
-            chat = translate_request(doc, self.options.request, count_only=count_only)
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            chat = None
+            chat = translated(
+                lambda: translate_request(doc, self.options.request, count_only=count_only),
+                AnthropicError,
+            )
+        except Untranslatable as exc:
+            raise invalid_request(str(exc)) from None
         upstream_body = encode_upstream(chat.body) if chat is not None else None
         if chat is None or upstream_body is None:
             raise invalid_request("request body nests JSON too deeply to translate")

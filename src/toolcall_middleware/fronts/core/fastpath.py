@@ -165,7 +165,8 @@ class FastChunkReading:
         # Without the separator, ``value`` is empty: not a string, declined below.
         digits, _, value = event[self._arguments_at : -len(end)].partition(_ARGS_MIDDLE)
         index = _INDEXES.get(digits)
-        if index is None and digits.isdigit() and digits[0] != 48:  # 48: no leading zero
+        # (No leading zero; and no more digits than any index has: ``int`` refuses thousands.)
+        if index is None and digits.isdigit() and digits[0] != 48 and len(digits) < 20:
             index = int(digits)
         if index is None:
             return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, TypeGuard
 
 
@@ -27,3 +29,22 @@ def count(value: Any) -> int:
     if not is_int(value):
         return 0
     return value if 0 <= value <= MAX_COUNT else min(max(value, 0), MAX_COUNT)
+
+
+#: The range of a protocol buffer ``int32`` (Gemini's integer fields).
+INT32 = (-(2**31), 2**31 - 1)
+#: An integer as proto-JSON writes one in a string: ASCII digits only (``"²"`` and other
+#: Unicode digits are not), and short enough for any int64.
+_PROTO_INTEGER = re.compile(r"\s*-?[0-9]{1,20}\s*")
+
+
+def proto_integer(value: Any) -> int | None:
+    """A JSON integer, a number with no fraction, or a string of ASCII digits (proto-JSON
+    writes int64 so); ``None`` for anything else."""
+    if isinstance(value, str):
+        return int(value) if _PROTO_INTEGER.fullmatch(value) else None
+    if is_int(value):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None

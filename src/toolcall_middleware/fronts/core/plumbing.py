@@ -9,8 +9,9 @@ client body is in and valid: a client that leaves mid-upload sends nothing upstr
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
-from typing import Any, NamedTuple
+import logging
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -22,6 +23,9 @@ from .large import LARGE_STRING, Escapes, dumps_large
 from .rendered import RENDERED
 
 Headers = list[tuple[bytes, bytes]]
+T = TypeVar("T")
+
+logger = logging.getLogger("toolcall_middleware.fronts")
 
 #: Request headers that describe the client's request, not the upstream one; each front adds
 #: its API's own (``anthropic-version``, ``x-goog-api-key``, ...).
@@ -80,21 +84,78 @@ def json_reply(
     return Reply(status, dumps(doc, large=large), (content_type, *headers))
 
 
+class IntegerOutOfRange(ValueError):
+    """A request holds an integer past what a double holds (``path`` names where): orjson,
+    as JavaScript, reads a larger integer as a double, and refuses this one."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: an integer too large for a JSON number (past a double)")
+        self.path = path
+
+
 def decode_request(body: bytes) -> Any:
     """The client's JSON body. orjson reads nearly every one; what it refuses is read again
     allowing lone surrogate escapes, each as U+FFFD (docs/clients.md, "Text no encoder
     writes"): JavaScript's ``JSON.stringify`` writes one for a string that holds half an emoji
     (a tool's output cut in UTF-16 units, say), and the client sends it back with every later
     turn. ``NaN`` and the infinities stay refused. Raises ``ValueError`` (orjson's) when the
-    body is not JSON."""
+    body is not JSON, ``IntegerOutOfRange`` when it holds an integer no double holds."""
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         refused = exc
     try:
-        return loads_well_formed(body, nan=False)
+        doc = loads_well_formed(body, nan=False)
     except ValueError:
         raise refused from None
+    path = _integer_out_of_range(doc)
+    if path is not None:
+        raise IntegerOutOfRange(path)
+    return doc
+
+
+def _integer_out_of_range(doc: Any) -> str | None:
+    """Where ``doc`` holds an integer outside ``-2**63 .. 2**64 - 1`` (what orjson reads as an
+    integer and writes), if anywhere: in a body orjson refused, one past a double. Walked
+    without recursion."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        value, path = stack.pop()
+        if type(value) is int:
+            if not -(2**63) <= value < 2**64:
+                return path or "(the body)"
+        elif type(value) is dict:
+            stack += ((item, f"{path}.{key}" if path else str(key)) for key, item in value.items())
+        elif type(value) is list:
+            stack += ((item, f"{path}[{i}]") for i, item in enumerate(value))
+    return None
+
+
+class Untranslatable(Exception):
+    """A request the checks let through but its translation could not read (a check that
+    names the field is missing: logged). Each front answers it with its 400."""
+
+
+def translated(translate: Callable[[], T], refused: type[Exception]) -> T | None:
+    """``translate()``, or ``None`` when the request nests too deep to translate (the stack,
+    or orjson's 255 levels). ``refused`` (the front's own 400s) pass; any other exception is
+    ``Untranslatable``: a request's translation never ends in a bare 500."""
+    try:
+        return translate()
+    except refused:
+        raise
+    except RecursionError:
+        return None
+    except Exception as exc:
+        if type(exc) is orjson.JSONEncodeError and str(exc) == _TOO_DEEP:
+            return None
+        logger.exception("a request that passed the checks could not be translated")
+        problem = f"{type(exc).__name__}: {exc}"
+        raise Untranslatable(f"the request could not be translated ({problem})") from exc
+
+
+#: orjson's message for a document nested past its 255 levels.
+_TOO_DEEP = "Recursion limit reached"
 
 
 async def read_request(receive: Receive, limit: int) -> bytes:
@@ -108,16 +169,10 @@ async def read_request(receive: Receive, limit: int) -> bytes:
 
 def encode_upstream(body: dict[str, Any]) -> bytes | None:
     """The translated request as JSON, or ``None`` when it nests too deep to encode (orjson's
-    limit, 255 levels: no upstream would take it either). The client's numbers go as they
-    came, an integer past 64 bits too (written by the standard library)."""
+    limit, 255 levels: no upstream would take it either)."""
     try:
         return orjson.dumps(body)
-    except orjson.JSONEncodeError as exc:
-        if "ecursion" in str(exc):  # "Recursion limit reached"
-            return None
-    try:
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-    except (RecursionError, ValueError):
+    except orjson.JSONEncodeError:
         return None
 
 
@@ -225,8 +280,10 @@ __all__ = [
     "SSE_HEADERS",
     "BodyTooLarge",
     "ClientGone",
+    "IntegerOutOfRange",
     "Output",
     "Reply",
+    "Untranslatable",
     "decode_request",
     "dumps",
     "encode_upstream",
@@ -237,5 +294,6 @@ __all__ = [
     "named_events",
     "read_request",
     "send_reply",
+    "translated",
     "upstream_scope",
 ]

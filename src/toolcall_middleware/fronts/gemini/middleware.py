@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import anyio
-import orjson
 
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...metrics import Metrics
@@ -31,12 +30,15 @@ from ..core.plumbing import (
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -189,16 +191,21 @@ class GeminiMiddleware:
             raise invalid_argument(message) from None
         try:
             doc = decode_request(body) if body.strip() else {}
+        except IntegerOutOfRange as exc:
+            raise invalid_argument(str(exc)) from None
         except ValueError as exc:
             raise invalid_argument(f"request body is not valid JSON: {exc}") from None
         del body
         count_only = action == "countTokens"
         try:
-            request = translate_request(
-                doc, model, self.options.request, stream=stream, count_only=count_only
+            request = translated(
+                lambda: translate_request(
+                    doc, model, self.options.request, stream=stream, count_only=count_only
+                ),
+                GeminiError,
             )
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            request = None
+        except Untranslatable as exc:
+            raise invalid_argument(str(exc)) from None
         upstream_body = encode_upstream(request.body) if request is not None else None
         if request is None or upstream_body is None:
             raise invalid_argument("request body nests JSON too deeply to translate")

@@ -16,8 +16,6 @@ import logging
 import sys
 from typing import Any
 
-import orjson
-
 from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
 from ...request import replay_receive
@@ -28,13 +26,16 @@ from ..core.plumbing import (
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
     Reply,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -160,13 +161,17 @@ class ResponsesMiddleware:
             )
         try:
             doc = decode_request(body)
+        except IntegerOutOfRange as exc:
+            raise invalid(str(exc), exc.path) from None
         except ValueError as exc:
             raise invalid(f"request body is not valid JSON: {exc}") from None
         del body
         try:
-            request = translate_request(doc, self._request_options)
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            request = None
+            request = translated(
+                lambda: translate_request(doc, self._request_options), ResponsesError
+            )
+        except Untranslatable as exc:
+            raise invalid(str(exc)) from None
         upstream_body = encode_upstream(request.body) if request is not None else None
         if request is None or upstream_body is None:
             raise invalid("request body nests JSON too deeply to translate")
