@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
-from anthropic_api.helpers import ScriptedApp, call_delta, chunk, json_reply, stream_reply
 
+from anthropic_api.helpers import ScriptedApp, call_delta, chunk, json_reply, stream_reply
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import ASGIApp
 
