@@ -40,9 +40,9 @@ from .events import (
 )
 from .failures import UpstreamFailure
 from .fastpath import core_event, fast_events
-from .frontstream import EventStream, Translator
+from .frontstream import EventStream, FrontStream, Translator
 from .reader import ChatReader, decode_chunk
-from .responder import FrontResponder, FrontStream
+from .responder import FrontResponder
 from .templates import EventTemplate
 
 __all__ = [

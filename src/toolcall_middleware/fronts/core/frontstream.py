@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import orjson
 
@@ -25,6 +25,45 @@ from .rendered import RENDERED
 from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
 
 WireEvent = tuple[str, dict[str, Any]]
+
+
+class FrontStream(Protocol):
+    """One response of a front, sans-I/O. Methods return the bytes to send when streaming
+    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
+
+    #: The client asked for a stream.
+    stream: bool
+
+    @property
+    def done(self) -> bool:
+        """Nothing more will be written (the answer ended or failed)."""
+
+    @property
+    def replaced_bytes(self) -> int:
+        """Bytes of the upstream's text that were not UTF-8, sent on as U+FFFD."""
+
+    def head(self) -> Output:
+        """The first bytes of the stream, once the upstream answered 2xx."""
+
+    def chunk(self, chunk: Mapping[str, Any]) -> Output:
+        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
+        process handed a reading of it, only what a front reads of such a chunk (its one
+        choice and delta, ``fastpath.handed_chunk``)."""
+
+    def completion(self, completion: Mapping[str, Any]) -> Output:
+        """A whole upstream ``chat.completion``."""
+
+    def end(self) -> Output:
+        """The upstream's answer ended."""
+
+    def fail(self, failure: UpstreamFailure) -> Output:
+        """End an open stream with a failure."""
+
+    def result(self) -> Reply:
+        """Not streaming: the whole reply, once the answer ended."""
+
+    def error(self, failure: UpstreamFailure) -> Reply:
+        """The reply for a failure before anything was streamed."""
 
 
 class Translator:

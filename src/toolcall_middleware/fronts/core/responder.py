@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any, Protocol
 
 import anyio
 
@@ -25,53 +23,16 @@ from ...metrics import Metrics
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
 from .fastpath import FastEvent, handed_chunk
+from .frontstream import FrontStream
 from .plumbing import SSE_HEADERS, Headers, Output, Reply, send_reply
 from .reader import decode_body, decode_chunk
+from .undecoded import report_replaced
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
 ERROR_BODY_LIMIT = 64 * 1024
 #: Default cap on one upstream SSE event and on an upstream JSON body.
 MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
-
-
-class FrontStream(Protocol):
-    """One response of a front, sans-I/O. Methods return the bytes to send when streaming
-    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
-
-    #: The client asked for a stream.
-    stream: bool
-
-    @property
-    def done(self) -> bool:
-        """Nothing more will be written (the answer ended or failed)."""
-
-    @property
-    def replaced_bytes(self) -> int:
-        """Bytes of the upstream's text that were not UTF-8, sent on as U+FFFD."""
-
-    def head(self) -> Output:
-        """The first bytes of the stream, once the upstream answered 2xx."""
-
-    def chunk(self, chunk: Mapping[str, Any]) -> Output:
-        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
-        process handed a reading of it, only what a front reads of such a chunk (its one
-        choice and delta, ``fastpath.handed_chunk``)."""
-
-    def completion(self, completion: Mapping[str, Any]) -> Output:
-        """A whole upstream ``chat.completion``."""
-
-    def end(self) -> Output:
-        """The upstream's answer ended."""
-
-    def fail(self, failure: UpstreamFailure) -> Output:
-        """End an open stream with a failure."""
-
-    def result(self) -> Reply:
-        """Not streaming: the whole reply, once the answer ended."""
-
-    def error(self, failure: UpstreamFailure) -> Reply:
-        """The reply for a failure before anything was streamed."""
 
 
 class FrontResponder:
@@ -134,16 +95,9 @@ class FrontResponder:
             self._count_replaced()
 
     def _count_replaced(self) -> None:
-        """Text that was not UTF-8 is never replaced silently: logged and counted once per
-        response."""
         replaced = self.replaced_bytes + self.front.replaced_bytes
         if replaced:
-            logger.warning(
-                "the upstream's answer held %d bytes that are not UTF-8: each was sent as U+FFFD",
-                replaced,
-            )
-            if self.metrics is not None:
-                self.metrics.invalid_utf8_bytes(self.api, replaced)
+            report_replaced(replaced, self.metrics, self.api)
 
     async def _run_app(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         try:

@@ -16,11 +16,15 @@ finish) ends it first, its held bytes becoming U+FFFD, so text and calls keep th
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 from collections.abc import Hashable
 from typing import Any
 
 from ...lenient_json import loads_undecoded
+from ...metrics import Metrics
+
+logger = logging.getLogger("toolcall_middleware.fronts")
 
 #: The delta fields a reader takes text from, in the order it reads them.
 TEXT_FIELDS = ("reasoning_content", "reasoning", "content", "refusal")
@@ -227,3 +231,13 @@ def _piece(channel: Hashable, text: str) -> dict[str, Any]:
     if type(channel) is tuple:
         return {"tool_calls": [{"index": channel[1], "function": {"arguments": text}}]}
     return {str(channel): text}
+
+
+def report_replaced(count: int, metrics: Metrics | None, api: str) -> None:
+    """Text that was not UTF-8 is never replaced silently: logged and counted (``api``: the
+    front's name), once per response."""
+    logger.warning(
+        "the upstream's answer held %d bytes that are not UTF-8: each was sent as U+FFFD", count
+    )
+    if metrics is not None:
+        metrics.invalid_utf8_bytes(api, count)
