@@ -62,19 +62,20 @@ def create_proxy_app(
     if s.upstream is not None:
         probe = UpstreamProbe(s.upstream.rstrip("/") + s.ready_path, s.connect_timeout)
         closers.append(probe.aclose)
+    metrics = metrics_for() if config.options.metrics else None
     openai_api = ToolCallMiddleware(DrainGuard(inner, drain), **middleware_kwargs(config.options))
     anthropic_api = AnthropicMiddleware(
-        openai_api, AnthropicOptions.build(file=config.front("anthropic"))
+        openai_api, AnthropicOptions.build(file=config.front("anthropic")), metrics=metrics
     )
     responses_api = ResponsesMiddleware(
-        anthropic_api, ResponsesOptions.build(file=config.front("responses"))
+        anthropic_api, ResponsesOptions.build(file=config.front("responses")), metrics=metrics
     )
     gemini_options = GeminiOptions.build(file=config.front("gemini"))
     if s.upstream is None and not gemini_options.model_map:
         # A Gemini client lists the model map's names: the recordings, as /v1/models does.
         recordings = {name: name for name in recording_names()}
         gemini_options = dataclasses.replace(gemini_options, model_map=recordings)
-    gemini_api = GeminiMiddleware(responses_api, gemini_options)
+    gemini_api = GeminiMiddleware(responses_api, gemini_options, metrics=metrics)
     routes = {
         "/readyz": readyz_app(drain, bundled_replay if probe is None else probe.check),
         **operational_routes(config.options),
