@@ -89,6 +89,9 @@ def test_a_family_with_nothing_to_choose_is_its_formats_parser() -> None:
     assert type(family_parser("kimi_k2", ParserContext())).__name__ == "KimiK2Parser"
     assert isinstance(family_parser("kimi_k2", TOOLS), SniffingParser)  # tool tags to look for
     assert isinstance(family_parser("hermes", ParserContext()), SniffingParser)
+    # A default whose parser does not tell what it looks for in plain text reads it all.
+    assert not family_of("openai").default_known
+    assert type(family_parser("openai", TOOLS)).__name__ == "PassthroughParser"
 
 
 def test_the_defaults_id_style_holds_until_a_marker_decides() -> None:

@@ -268,11 +268,11 @@ class StreamParser:
         raise NotImplementedError
 
 
-def plain_text_markers(parser: object) -> tuple[tuple[str, ...], frozenset[str]]:
+def plain_text_markers(parser: object) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """What a ``StreamParser`` looks for in plain text (state 0): every marker there, and which
-    of them are strays; nothing for other parsers."""
+    of them are strays; ``None`` for other parsers (unknown)."""
     if not isinstance(parser, StreamParser):
-        return (), frozenset()
+        return None
     search = parser._searches[0]
     strays = parser._strays[0] if parser._strays else frozenset()
     return (() if search is None else search.markers), strays

@@ -49,6 +49,9 @@ class Family:
     reads_tool_tags: bool
     #: No member but the default and the formats of every family.
     alone: bool
+    #: What the default looks for in plain text is known (its parser runs on the shared
+    #: driver); when it is not, the default reads the whole stream.
+    default_known: bool
     #: Markers spelled over several tokens (a pause may fall inside one).
     spelled: tuple[str, ...]
     #: Every character any member's markup may start with (see ``ToolCallParser``).
@@ -91,8 +94,11 @@ def family_of(provider: str | None) -> Family:
                     spelled.append(marker)
 
     strays: set[str] = set()
+    known = True
     if default is not None:
-        found, default_strays = plain_text_markers(create_parser(default.name, ParserContext()))
+        plain = plain_text_markers(create_parser(default.name, ParserContext()))
+        known = plain is not None
+        found, default_strays = plain or ((), frozenset())
         strays |= default_strays
         add((m for m in found if m not in default_strays), default)
     for member in members:
@@ -107,6 +113,7 @@ def family_of(provider: str | None) -> Family:
         strays=frozenset(s for s in strays if not clashes(s, kept)),
         reads_tool_tags=any(m.family == EVERY_FAMILY for m in members),
         alone=all(m.name == provider or m.family == EVERY_FAMILY for m in members),
+        default_known=known,
         spelled=tuple(spelled),
         triggers="".join(sorted({c for m in members for c in m.triggers or ""})),
         releases_text=any(_arrives_whole(m) for m in members),
