@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .detect import Provider
 from .metrics import Report
 
 logger = logging.getLogger("toolcall_middleware.repair")
@@ -68,13 +69,22 @@ class RepairLog:
 
     __slots__ = ("model", "parsers", "provider")
 
-    def __init__(self, configured: str, provider: str, model: str) -> None:
-        self.provider, self.model = provider, model
+    def __init__(self, configured: str, provider: Provider, model: str) -> None:
+        self.provider, self.model = provider.name, model
         self.parsers: list[Any] = []
-        debug("repair_format", model=model, configured=configured, provider=provider)
+        debug(
+            "repair_format",
+            model=model,
+            configured=configured,
+            provider=provider.name,
+            # The model name chose a family: the stream's markers may choose another format
+            # of it (``provider`` is its default).
+            by_family=provider.by_family,
+        )
 
     def done(self, tool_calls: int) -> None:
-        """``tool_calls``: the calls the client got. A sniffing parser says what it found."""
+        """``tool_calls``: the calls the client got. A parser that chooses a format from the
+        stream (a sniffing or a family parser) says which it found."""
         found = sorted({p.detected for p in self.parsers if getattr(p, "detected", None)})
         debug(
             "repair_done",

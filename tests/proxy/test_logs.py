@@ -152,10 +152,11 @@ async def test_the_debug_level_shows_each_repair(json_lines: io.StringIO) -> Non
         "repair_done",
     ]
     chosen, call, fallback, done = repairs
-    assert (chosen["configured"], chosen["model"], chosen["provider"]) == (
+    assert (chosen["configured"], chosen["model"], chosen["provider"], chosen["by_family"]) == (
         "auto",
         "mystery-model",
         "sniff",
+        False,
     )
     assert (fallback["action"], fallback["stage"]) == ("stray-dropped", "stream")
     assert (call["name"], call["id"], call["index"], call["source"]) == (
@@ -166,6 +167,31 @@ async def test_the_debug_level_shows_each_repair(json_lines: io.StringIO) -> Non
     )
     assert (done["detected"], done["tool_calls"]) == (["kimi_k2"], 1)
     assert all(r["level"] == "debug" for r in repairs)
+
+
+@pytest.mark.anyio
+async def test_the_debug_level_shows_the_format_the_markers_chose_in_the_names_family(
+    json_lines: io.StringIO,
+) -> None:
+    logging.getLogger("toolcall_middleware").setLevel(logging.DEBUG)
+    text = (  # Qwen3-Coder XML from a model served as "qwen3", whose name picks Hermes
+        "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    upstream = sse(chunk({"content": text}, "stop", model="qwen3"), "[DONE]")
+    body = await through(
+        ToolCallMiddleware(body_app([upstream]), metrics=False), request_json(model="qwen3")
+    )
+    assert b'"name":"bash"' in body
+    repairs = {r["event"]: r for r in records(json_lines) if r["event"].startswith("repair_")}
+    assert (repairs["repair_format"]["provider"], repairs["repair_format"]["by_family"]) == (
+        "hermes",
+        True,
+    )
+    assert (repairs["repair_done"]["detected"], repairs["repair_done"]["tool_calls"]) == (
+        ["qwen3_coder"],
+        1,
+    )
 
 
 @pytest.mark.anyio
