@@ -17,6 +17,9 @@ Counters (all ``_total``):
 - ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
   failed, by the code the client got: ``upstream_unreachable``, ``upstream_connection_error``,
   ``upstream_timeout``, ``upstream_stream_error``, ``proxy_error``.
+- ``toolcall_responses_store_failures_total{backend, operation}``: the Responses front's store
+  failed (``sqlite``, ``redis``; ``write``: a response went unstored, ``read``: a request that
+  needed it got a 503, ``delete``).
 
 ``stage`` is ``stream`` (SSE) or ``json`` (a non-streaming response).
 
@@ -126,10 +129,19 @@ class Metrics:
             ["code"],
             registry=registry,
         )
+        self.store_failures = counter(
+            "toolcall_responses_store_failures",
+            "Responses store operations that failed, by backend and operation",
+            ["backend", "operation"],
+            registry=registry,
+        )
         self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
     def upstream_failure(self, code: str) -> None:
         self.child(self.upstream_failures, code).inc()
+
+    def store_failure(self, backend: str, operation: str) -> None:
+        self.child(self.store_failures, backend, operation).inc()
 
     def report(self, provider: str, stage: str) -> Report:
         return _Report(self, provider, stage)

@@ -61,8 +61,11 @@ def create_proxy_app(
         openai_api, AnthropicOptions.build(file=config.front("anthropic"))
     )
     responses_api = ResponsesMiddleware(
-        anthropic_api, ResponsesOptions.build(file=config.front("responses"))
+        anthropic_api,
+        ResponsesOptions.build(file=config.front("responses")),
+        metrics=metrics_for() if config.options.metrics else None,
     )
+    closers.append(responses_api.aclose)  # the response store's connections
     gemini_api = GeminiMiddleware(responses_api, GeminiOptions.build(file=config.front("gemini")))
     return ProxyFront(
         gemini_api,

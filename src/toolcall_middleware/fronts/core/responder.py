@@ -67,6 +67,10 @@ class FrontStream(Protocol):
     def error(self, failure: UpstreamFailure) -> Reply:
         """The reply for a failure before anything was streamed."""
 
+    # A front may also have ``async def settle(self) -> bytes``: awaited once the answer is
+    # over (not after an ``error`` reply), before the response ends; the bytes it returns are
+    # the stream's last (the Responses front stores the response there).
+
 
 class FrontResponder:
     def __init__(
@@ -371,6 +375,9 @@ class FrontResponder:
             return
         self.state = "done"
         self._hot = None
+        settle = getattr(self.front, "settle", None)
+        if settle is not None:
+            await self._body(await settle())
         if self.streaming:
             await self._write({"type": "http.response.body", "body": b"", "more_body": False})
         else:
