@@ -13,6 +13,8 @@ import httpx2
 import openai
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from anthropic_api.helpers import ScriptedApp, chunk, drive, stream_reply
 from anthropic_api.helpers import request as asgi_request
@@ -139,7 +141,7 @@ async def test_item_references_resolve_to_the_stored_items(tmp_path: Path) -> No
         tools=[SHELL],
         input=[
             {"type": "item_reference", "id": items[0].id},
-            {"type": "item_reference", "id": reasoning.id},
+            {"id": reasoning.id},  # (the API's type is optional on a reference)
             {"type": "item_reference", "id": call.id},
             OUTPUT,
         ],
@@ -545,3 +547,27 @@ def test_the_config_files_responses_table_sets_the_store(tmp_path: Path) -> None
     assert app.keeper is not None and isinstance(app.keeper.store, SQLiteStore)
     assert (app.keeper.store.path, app.keeper.store.ttl) == (path, 3600.0)
     assert app.keeper.store.max_bytes == 1000
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(min_value=0, max_value=12),
+    limit=st.integers(min_value=1, max_value=5),
+    order=st.sampled_from(["asc", "desc"]),
+)
+def test_input_items_pages_walk_the_whole_list(count: int, limit: int, order: str) -> None:
+    """Following ``after`` from page to page gives every item once, in the order asked."""
+    from toolcall_middleware.fronts.responses.store.routes import _listing
+
+    items = [{"id": f"msg_{n}"} for n in range(count)]
+    walked: list[Any] = []
+    after: list[str] = []
+    while True:
+        page = _listing({"limit": [str(limit)], "order": [order], "after": after}).page(items)
+        assert len(page["data"]) <= limit
+        walked += page["data"]
+        if not page["has_more"]:
+            break
+        assert page["data"] and page["last_id"] == page["data"][-1]["id"]
+        after = [page["last_id"]]
+    assert walked == (items if order == "asc" else items[::-1])

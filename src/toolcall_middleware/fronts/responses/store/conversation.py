@@ -85,9 +85,7 @@ async def resolve(doc: Any, lookup: Lookup, response_id: str) -> Conversation:
         items = [{"type": "message", "role": "user", "content": items}]
     elif not isinstance(items, list):
         items = None  # the translation refuses it (unless a previous response gives context)
-    refers = items is not None and any(
-        isinstance(i, Mapping) and i.get("type") == "item_reference" for i in items
-    )
+    refers = items is not None and any(is_reference(i) for i in items)
     if previous is None and not refers and not store:
         return Conversation(doc, False)
     reader = _Reader(lookup)
@@ -113,6 +111,15 @@ async def resolve(doc: Any, lookup: Lookup, response_id: str) -> Conversation:
     return Conversation(new_doc, store, previous, context, own)
 
 
+def is_reference(item: Any) -> bool:
+    """An ``item_reference``: its ``type`` says so, or it is an id alone (the API's type is
+    optional there)."""
+    if not isinstance(item, Mapping):
+        return False
+    kind = item.get("type")
+    return kind == "item_reference" or (kind is None and "role" not in item and "id" in item)
+
+
 class _Reader:
     """Stored entries read once per request."""
 
@@ -131,7 +138,7 @@ class _Reader:
 
     async def resolve(self, item: Any) -> Any:
         """The stored item an ``item_reference`` names; anything else as it is."""
-        if not isinstance(item, Mapping) or item.get("type") != "item_reference":
+        if not is_reference(item):
             return item
         item_id = item.get("id")
         if not isinstance(item_id, str) or not item_id:
