@@ -17,6 +17,9 @@ Counters (all ``_total``):
 - ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
   failed, by the code the client got: ``upstream_unreachable``, ``upstream_connection_error``,
   ``upstream_timeout``, ``upstream_stream_error``, ``proxy_error``.
+- ``toolcall_invalid_utf8_bytes_total{api}`` (the API fronts): bytes of upstream text that
+  were not UTF-8, each sent to the client as U+FFFD; ``api`` is ``anthropic``, ``responses``
+  or ``gemini``.
 - ``toolcall_responses_store_failures_total{backend, operation}``: the Responses front's store
   failed (``sqlite``, ``redis``; ``write``: a response went unstored, ``read``: a request that
   needed it got a 503, ``delete``).
@@ -129,6 +132,12 @@ class Metrics:
             ["code"],
             registry=registry,
         )
+        self.invalid_utf8 = counter(
+            "toolcall_invalid_utf8_bytes",
+            "Bytes of upstream text that were not UTF-8, sent to clients as U+FFFD, by API",
+            ["api"],
+            registry=registry,
+        )
         self.store_failures = counter(
             "toolcall_responses_store_failures",
             "Responses store operations that failed, by backend and operation",
@@ -139,6 +148,9 @@ class Metrics:
 
     def upstream_failure(self, code: str) -> None:
         self.child(self.upstream_failures, code).inc()
+
+    def invalid_utf8_bytes(self, api: str, count: int) -> None:
+        self.child(self.invalid_utf8, api).inc(count)
 
     def store_failure(self, backend: str, operation: str) -> None:
         self.child(self.store_failures, backend, operation).inc()

@@ -18,10 +18,8 @@ import logging
 import sys
 from typing import Any
 
-import orjson
-
 from ...asgi import ASGIApp, Receive, Scope, Send
-from ...metrics import Metrics, metrics_for
+from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.failures import UpstreamFailure
 from ..core.frontstream import EventStream
@@ -30,13 +28,17 @@ from ..core.plumbing import (
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
+    Output,
     Reply,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -58,7 +60,6 @@ logger = logging.getLogger("toolcall_middleware.responses")
 KEEPALIVE = b": keepalive\n\n"
 #: The terminal events of a response the store keeps (a failed one is not kept).
 _KEPT_ENDS = frozenset({"response.completed", "response.incomplete"})
-_DEFAULT: Any = object()
 _DROP_HEADERS = REQUEST_HEADERS | {b"openai-beta", b"session_id", b"originator"}
 
 
@@ -69,9 +70,7 @@ class ResponsesMiddleware:
     ``default_model``, ``upstream_fields``, ``mid_system``, ``reasoning_as``,
     ``keepalive_interval``, ``responses_path``, ``upstream_path``, ``max_body_bytes``,
     ``max_upstream_bytes``, ``store``, ``store_ttl``, ``store_max_bytes`` (see
-    ``ResponsesOptions``). Objects, as keywords only: ``response_store`` (a ``ResponseStore``
-    used in place of the one ``store`` names) and ``metrics`` (where store failures are
-    counted; default the global registry's, when prometheus-client is installed).
+    ``ResponsesOptions``).
     """
 
     def __init__(
@@ -79,18 +78,21 @@ class ResponsesMiddleware:
         app: ASGIApp,
         options: ResponsesOptions | None = None,
         *,
+        metrics: Metrics | None = None,
         response_store: ResponseStore | None = None,
-        metrics: Metrics | None = _DEFAULT,
         **keywords: Any,
     ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default). ``response_store``: a ``ResponseStore`` used in place of
+        the one the ``store`` option names."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a ResponsesOptions or keyword options, not both")
         self.options = options or ResponsesOptions.build(**keywords)
         store = response_store or open_store(
             self.options.store, ttl=self.options.store_ttl, max_bytes=self.options.store_max_bytes
         )
-        metrics = metrics_for() if metrics is _DEFAULT else metrics
         self.keeper = None if store is None else ResponseKeeper(store, metrics=metrics)
         self._path = self.options.responses_path.rstrip("/")
         self._request_options = RequestOptions(
@@ -141,6 +143,8 @@ class ResponsesMiddleware:
             keepalive=KEEPALIVE,
             keepalive_interval=options.keepalive_interval or 0.0,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="responses",
         )
         target = upstream_scope(
             scope,
@@ -175,9 +179,11 @@ class ResponsesMiddleware:
 
     def _chat_request(self, doc: Any) -> tuple[ResponsesRequest, bytes]:
         try:
-            request = translate_request(doc, self._request_options)
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            request = None
+            request = translated(
+                lambda: translate_request(doc, self._request_options), ResponsesError
+            )
+        except Untranslatable as exc:
+            raise invalid(str(exc)) from None
         upstream_body = encode_upstream(request.body) if request is not None else None
         if request is None or upstream_body is None:
             raise invalid("request body nests JSON too deeply to translate")
@@ -203,6 +209,8 @@ class ResponsesMiddleware:
             )
         try:
             return decode_request(body)
+        except IntegerOutOfRange as exc:
+            raise invalid(str(exc), exc.path) from None
         except ValueError as exc:
             raise invalid(f"request body is not valid JSON: {exc}") from None
 
@@ -259,22 +267,21 @@ class ResponsesStream(EventStream):
         #: The terminal event held back until the response is stored, and whether it is large.
         self._held: tuple[tuple[str, dict[str, Any]], bool] | None = None
 
-    def out(self, events: list[tuple[str, dict[str, Any]]]) -> bytes:
-        if self.saving is None or not events or self.translator.response is None:
+    def out(self, events: list[tuple[str, dict[str, Any]]]) -> Output:
+        response = self.translator.response
+        if self.saving is None or not events or response is None:
             return super().out(events)
         kind = events[-1][0]
         if kind in _KEPT_ENDS:
-            large = self.translator.large
-            head = super().out(events[:-1])  # (clears ``large``)
-            self._held = (events[-1], large)
-            return head
+            self._held = (events[-1], self.translator.large)
+            return super().out(events[:-1])  # (``done`` all the same: the answer is over)
         if kind == "response.failed":
-            self.translator.response["store"] = False
+            response["store"] = False
         return super().out(events)
 
-    async def settle(self) -> bytes:
-        """The responder's hook once the answer is over: store the response, then the held
-        terminal event (``store`` false if the store failed)."""
+    async def settle(self) -> Output:
+        """The responder's hook once the answer is over: store the response, then write the
+        held terminal event (``store`` false if the store failed)."""
         held, self._held = self._held, None
         response, saving = self.translator.response, self.saving
         if saving is not None and response is not None and response["status"] != "failed":
@@ -283,11 +290,11 @@ class ResponsesStream(EventStream):
                 response["store"] = False
         if held is None or not self.stream:
             return b""
-        event, large = held
-        return self.encode([event], large=large)
+        event, self.translator.large = held
+        return super().out([event])
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        return self.out(self.translator.fail(failure))
+    def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
+        return self.translator.fail(failure)
 
     def result(self) -> Reply:
         response = self.translator.response
