@@ -168,7 +168,9 @@ def _stored_item(item: Any, hex_id: str, n: int) -> Any:
     if not isinstance(item, Mapping):
         return item
     out = dict(item)
-    kind = out.get("type") or ("message" if "role" in out else "item")
+    kind = out.get("type")
+    if not isinstance(kind, str):  # (the translation refuses a type that is not a string)
+        kind = "message" if "role" in out else "item"
     if kind == "message":
         out["type"] = "message"
         content = out.get("content")
