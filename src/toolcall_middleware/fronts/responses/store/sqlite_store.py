@@ -80,7 +80,11 @@ class SQLiteStore:
         size = len(entry.response) + len(entry.items)
         if size > self.max_bytes:
             raise EntryTooLarge(f"{size} bytes, over the store's max_bytes ({self.max_bytes})")
-        await self._run(lambda db: self._put(db, response_id, owner, entry, size))
+        # The thread takes the entry from ``held``: a worker thread lets go of the call it ran
+        # only after the caller has gone on, and a whole answer must not outlive the write.
+        held = [entry]
+        del entry
+        await self._run(lambda db: self._put(db, response_id, owner, held.pop(), size))
 
     async def get(self, response_id: str, owner: str) -> StoredEntry | None:
         return await self._run(lambda db: self._get(db, response_id, owner))
