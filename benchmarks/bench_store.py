@@ -21,7 +21,12 @@ on a request, and what the store adds to it. Bytes written: the entry stored per
 (response object and conversation), what the SQLite connection wrote to its files (``wchar``
 of /proc/self/io), and what Redis received (``total_net_input_bytes``).
 
-    python benchmarks/bench_store.py [--depths 0,10,50] [--requests 40] [--rounds 5]
+    python benchmarks/bench_store.py [--depths 0,10,50] [--requests 50] [--rounds 8]
+
+``--only STORE,DEPTH,N`` sends N requests in process and times nothing, for an instruction
+count that does not vary with the machine's load (the difference of two N, per request):
+
+    valgrind --tool=callgrind python benchmarks/bench_store.py --only sqlite,10,25
 """
 
 from __future__ import annotations
@@ -409,6 +414,29 @@ def _serves(stores: dict[str, str], upstream_port: int) -> Iterator[dict[str, tu
         yield out
 
 
+def only(store: str, depth: int, count: int) -> None:
+    """``count`` requests after ``depth`` earlier turns (built with SQLite) and three more to
+    warm up, with the store ``off`` or in ``sqlite``."""
+    with tempfile.TemporaryDirectory() as directory:
+        sqlite = f"sqlite:{Path(directory) / 'only.sqlite3'}"
+
+        async def main() -> None:
+            chat = ToolCallMiddleware(model_app, provider="kimi_k2", metrics=False)
+            builder = ResponsesMiddleware(chat, keepalive_interval=0, store=sqlite)
+            off = ResponsesMiddleware(chat, keepalive_interval=0, store="off")
+            app = builder if store == "sqlite" else off
+            conversation = Conversation()
+            for _ in range(depth):
+                doc = conversation.request(True)
+                conversation.answered(terminal(await post(builder, doc)))
+            doc = conversation.request(store == "sqlite")
+            for _ in range(3 + count):
+                await post(app, doc)
+            await builder.aclose()
+
+        anyio.run(main)
+
+
 # --- redis, the report ----------------------------------------------------------------------
 
 
@@ -478,7 +506,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--serve-requests", type=int, default=200)
     parser.add_argument("--serve-model", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--only", metavar="STORE,DEPTH,N", help="off or sqlite; see above")
     args = parser.parse_args()
+    if args.only:
+        store, depth, count = args.only.split(",")
+        only(store, int(depth), int(count))
+        return
     if args.serve_model:
         import uvicorn
 
