@@ -193,6 +193,7 @@ FORMAT = register(
     Format(
         "qwen3_coder",
         Qwen3CoderParser,
+        family="qwen",
         model_names=(NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),),
         write_calls=write_calls,
         markup_pieces=(
