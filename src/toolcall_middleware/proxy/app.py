@@ -70,6 +70,7 @@ def create_proxy_app(
     responses_api = ResponsesMiddleware(
         anthropic_api, ResponsesOptions.build(file=config.front("responses")), metrics=metrics
     )
+    closers.append(responses_api.aclose)  # the response store's connections
     gemini_options = GeminiOptions.build(file=config.front("gemini"))
     if s.upstream is None and not gemini_options.model_map:
         # A Gemini client lists the model map's names: the recordings, as /v1/models does.
