@@ -172,9 +172,19 @@ _BRIEF_CASE = [
 ]
 
 
+# A choice first seen after the template was learned: its reasoning must reach its split before
+# the "<think>" of its content does (the event once passed unread, and the tag was lost).
+_NEW_CHOICE_CASE = [
+    event(orjson.dumps(chunk({"reasoning": ":"}, index=1))),
+    event(orjson.dumps(chunk({"reasoning": ":"}, index=0))),
+    event(orjson.dumps(chunk({"content": "<think>"}, index=0))),
+]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(sorted(CONFIGS)), st.lists(events(), max_size=30), st.data())
 @example("kimi", _BRIEF_CASE, None)  # an empty text once made the stream idle inside markup
+@example("kimi-split", _NEW_CHOICE_CASE, None)
 def test_the_fast_path_changes_no_byte_of_the_output(
     config: str, bodies: list[bytes], data: st.DataObject | None
 ) -> None:

@@ -58,6 +58,11 @@ class ChunkRewriter:
         self._one_index = 0
 
     @property
+    def one_index(self) -> int | None:
+        """The index of the stream's choice while it has exactly one, else ``None``."""
+        return self._one_index if self._one is not None else None
+
+    @property
     def tool_call_count(self) -> int:
         return sum(c.calls.count for c in self._choices.values())
 

@@ -62,6 +62,8 @@ class FastPath(Reading):
     ``templates=False``: no template is learned (debug capture wants every decoded chunk)."""
 
     __slots__ = (
+        "_index",
+        "_index_keys",
         "_patterns",
         "_piece_call",
         "_piece_head",
@@ -88,6 +90,9 @@ class FastPath(Reading):
         self._trigger = triggers if triggers is not None and len(triggers) == 1 else None
         self._patterns = None if triggers is None else trigger_patterns(triggers)
         self._tries = TEMPLATE_TRIES if templates else 0
+        # The byte forms of the stream's one choice's index (``unchanging``), for ``_index``.
+        self._index = -1
+        self._index_keys: tuple[bytes, ...] = ()
         self.template: ChunkTemplate | None = None
         # The template's bytes around a piece of arguments of the output call ``_piece_call``.
         self._piece_call = -1
@@ -205,6 +210,22 @@ class FastPath(Reading):
                 return False
         # A finish ends its choice (and may have to become "tool_calls"): all must be null.
         finishes = raw.count(b'"finish_reason"')
-        return not finishes or finishes == raw.count(b'"finish_reason":null') + raw.count(
+        if finishes and finishes != raw.count(b'"finish_reason":null') + raw.count(
             b'"finish_reason": null'
-        )
+        ):
+            return False
+        # An event of a choice the stream has not seen makes that choice, whose reasoning split
+        # reads its first text: only events that name the stream's one choice pass. (``"index":``
+        # cannot occur inside a JSON string, whose quotes are escaped.)
+        index = self._rewriter.one_index
+        if index is None:
+            return False
+        if index != self._index:  # (``"index"`` before another member, as servers write it)
+            self._index = index
+            self._index_keys = (b'"index":%d,' % index, b'"index": %d,' % index)
+        keys = raw.count(b'"index"')
+        compact, spaced = self._index_keys
+        named = raw.count(compact)
+        if named != keys:
+            named += raw.count(spaced)
+        return keys > 0 and keys == named
