@@ -508,6 +508,68 @@ scenario(
     reasoning_calls=[call("bash", '{"command": "df -h"}')],
 )
 
+# --- kimi_k3: Kimi K3 channels (special tokens kept: skip_special_tokens false) ----------
+K3_OPEN, K3_CLOSE, K3_SEP = "<|open|>", "<|close|>", "<|sep|>"
+
+
+def k3(kind: str, name: str, attributes: str = "") -> str:
+    """A K3 channel marker: ``<|open|>NAME attrs<|sep|>`` or ``<|close|>NAME<|sep|>``."""
+    return (K3_OPEN if kind == "open" else K3_CLOSE) + name + attributes + K3_SEP
+
+
+def k3_argument(key: str, kind: str, value: str) -> str:
+    return k3("open", "argument", f' key="{key}" type="{kind}"') + value + k3("close", "argument")
+
+
+K3_MODEL = "moonshotai/Kimi-K3"
+scenario(
+    "kimi_k3",
+    K3_MODEL,
+    ("get_weather", "get_time", "write_file"),
+    what="Kimi K3 without a reasoning parser: the template opened the think channel",
+    content="The user wants Tokyo's weather & the time; two calls, then a note."
+    + k3("close", "think")
+    + k3("open", "response")
+    + "Checking both <now>."
+    + k3("close", "response")
+    + k3("open", "tools")
+    + k3("open", "call", ' tool="get_weather" index="1"')
+    + k3_argument("city", "string", "Tokyo")
+    + k3_argument("days", "number", "3")
+    + k3("close", "call")
+    + k3("open", "call", ' tool="get_time" index="2"')
+    + k3("close", "call")
+    + k3("open", "call", ' tool="write_file" index="3"')
+    + k3_argument("path", "string", "notes/a&b.md")
+    + k3_argument("content", "string", '# Plan\n\n- ask "why"\n')
+    + k3_argument("overwrite", "boolean", "true")
+    + k3("close", "call")
+    + k3("close", "tools")
+    + k3("close", "message"),
+    content_text="Checking both <now>.",
+    content_reasoning="The user wants Tokyo's weather & the time; two calls, then a note.",
+    content_calls=[
+        call("get_weather", args(city="Tokyo", days=3)),
+        call("get_time", "{}"),
+        call(
+            "write_file",
+            args(path="notes/a&b.md", content='# Plan\n\n- ask "why"\n', overwrite=True),
+        ),
+    ],
+    reasoning_model=K3_MODEL,
+    # vLLM's kimi_k3 reasoning parser without its tool parser: the model opened its tools
+    # channel before closing the think channel, so all of it streams as reasoning.
+    thinking="I should list the files first.\n",
+    reasoning_markup=k3("open", "tools")
+    + k3("open", "call", ' tool="write_file" index="1"')
+    + k3_argument("path", "string", "ls.txt")
+    + k3_argument("content", "string", "x")
+    + k3("close", "call")
+    + k3("close", "tools"),
+    reasoning_calls=[call("write_file", args(path="ls.txt", content="x"))],
+    reasoning_fields=("reasoning", "reasoning_content"),
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

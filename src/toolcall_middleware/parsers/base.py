@@ -75,10 +75,12 @@ UnknownTools = Literal["forward", "drop", "text"]
 
 @dataclass(frozen=True, slots=True)
 class ParserContext:
-    """What a parser may know about the request: the tools it offered."""
+    """What a parser may know about the request: the tools it offered, and whether the chat
+    template opened the model's reasoning block (its text starts inside it: see ``think.py``)."""
 
     tools: tuple[Tool, ...] = ()
     unknown_tools: UnknownTools = "forward"
+    thinking_opened: bool = False
 
     def tool(self, name: str) -> Tool | None:
         for tool in self.tools:

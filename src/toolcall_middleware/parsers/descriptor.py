@@ -17,7 +17,10 @@ precedence              formats     why
 ======================  ==========  ==========================================================
 ``FINE_TUNE`` (90)      hermes      a fine-tune family writes its own format whatever its base
                                     (``Hermes-3-Llama-3.1-8B``, ``Hermes-2-Pro-Mistral-7B``)
-``KIMI`` (80)           kimi_k2     Kimi before Qwen before DeepSeek (distills and merges)
+``KIMI_LINE`` (85)      kimi_k3     a Kimi line with a format of its own, before other Kimi
+                                    names (``Kimi-K3`` would be ``kimi_k2`` by ``kimi``)
+``KIMI`` (80)           kimi_k2,    Kimi before Qwen before DeepSeek (distills and merges);
+                        kimi_k3     ``k3`` alone is K3 as ``k2`` alone is K2
 ``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
 ``QWEN`` (70)           hermes
 ``DEEPSEEK`` (60)       deepseek
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 
 # The precedences of model-name rules (see the table above).
 FINE_TUNE = 90
+KIMI_LINE = 85
 KIMI = 80
 QWEN_LINE = 75
 QWEN = 70
@@ -92,9 +96,14 @@ class Format:
     #: counted, never delivered. Tokens that look like text a model may write (``[ARGS]``,
     #: XML tags such as ``</tool_call>``) are not listed: see each parser for those.
     stray_tokens: tuple[str, ...] = ()
-    #: Models whose chat template opens a ``<think>`` block for them: their text starts
-    #: inside it and only ``</think>`` appears (the reasoning split, ``think.py``).
+    #: Models whose chat template opens a ``<think>`` block for them (or the format's own,
+    #: ``reads_reasoning``): their text starts inside it and only its close appears (the
+    #: reasoning split, ``think.py``).
     thinking_opened: tuple[str, ...] = ()
+    #: The parser reads the format's own reasoning block into ``Reasoning`` events (Kimi K3's
+    #: think channel), opened by the template for the ``thinking_opened`` models too (it is
+    #: told by ``ParserContext.thinking_opened``): the reasoning split leaves it to the parser.
+    reads_reasoning: bool = False
     #: How the format writes calls (fixtures for tests, benchmarks and recordings).
     write_calls: CallWriter | None = None
     #: Pieces of the format's markup, for the random-soup property tests.
@@ -144,3 +153,9 @@ def thinking_opened(model: str) -> bool:
     fmt = format_for_model(model)
     lowered = model.lower()
     return fmt is not None and any(name_matches(lowered, p) for p in fmt.thinking_opened)
+
+
+def reads_reasoning(model: str) -> bool:
+    """Whether the format a model name picks reads its own reasoning block (``Format``)."""
+    fmt = format_for_model(model)
+    return fmt is not None and fmt.reads_reasoning

@@ -34,14 +34,16 @@ def stray_tokens() -> frozenset[str]:
     """Special tokens of any format that cannot open its markup: strays wherever they are.
 
     (Not those that begin a marker, like gpt-oss's ``<|start|>`` of ``<|start|>assistant``: a
-    search cannot tell them apart before the rest of the text comes.)
+    search cannot tell them apart before the rest of the text comes. Nor those a marker
+    begins, like Kimi K3's ``<|close|>tools<|sep|>`` after its ``<|close|>``: the format's
+    parser, which that marker names, reads them.)
     """
     markers = format_markers()
     return frozenset(
         token
         for fmt in formats().values()
         for token in fmt.stray_tokens
-        if not any(marker.startswith(token) for marker in markers)
+        if not any(marker.startswith(token) or token.startswith(marker) for marker in markers)
     )
 
 
