@@ -63,7 +63,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 
 # Special tokens arrive whole; other text as word pieces, digits, spaces and punctuation.
 _SPECIAL = (
-    r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
+    r"<\|[a-z_]+\|>|<\|[a-z_]+>|<[a-z_]+\|>|<\|\"\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
     r"|</arg_value>"
 )
@@ -568,6 +568,41 @@ scenario(
     + k3("close", "tools"),
     reasoning_calls=[call("write_file", args(path="ls.txt", content="x"))],
     reasoning_fields=("reasoning", "reasoning_content"),
+)
+
+# --- gemma4: Gemma 4 (special tokens kept: skip_special_tokens false) -------------------
+G4_Q = '<|"|>'
+GEMMA_MODEL = "google/gemma-4-31B-it"
+scenario(
+    "gemma4",
+    GEMMA_MODEL,
+    ("search", "get_weather"),
+    what="Gemma 4 with its thought channel in content",
+    content="<|channel>thought\nSearch first, then the weather; both in one turn.<channel|>"
+    "On it: {searching, then checking}."
+    f'<|tool_call>call:search{{query:{G4_Q}rust, async: "tokio" vs {{smol}}{G4_Q},'
+    f"filters:{{year:2025,lang:{G4_Q}en{G4_Q}}},tags:[{G4_Q}rust{G4_Q},{G4_Q}async{G4_Q}]}}"
+    "<tool_call|>"
+    f"<|tool_call>call:get_weather{{city:{G4_Q}Zürich{G4_Q},days:3,units:null}}<tool_call|>"
+    "<|tool_response>",
+    content_text="On it: {searching, then checking}.",
+    content_reasoning="Search first, then the weather; both in one turn.",
+    content_calls=[
+        call(
+            "search",
+            args(
+                query='rust, async: "tokio" vs {smol}',
+                filters={"year": 2025, "lang": "en"},
+                tags=["rust", "async"],
+            ),
+        ),
+        call("get_weather", args(city="Zürich", days=3, units=None)),
+    ],
+    reasoning_model="google/gemma-4-26B-A4B-it",
+    thinking="The user wants Oslo; one call.\n",
+    reasoning_markup=f"<|tool_call>call:get_weather{{city:{G4_Q}Oslo{G4_Q}}}<tool_call|>",
+    reasoning_calls=[call("get_weather", args(city="Oslo"))],
+    answer="Checking Oslo.",
 )
 
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser

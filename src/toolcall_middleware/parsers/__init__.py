@@ -64,6 +64,7 @@ register(Format("openai", PassthroughParser))
 # Importing the format modules registers them (sniff last: it reads the others).
 from . import (  # noqa: E402
     deepseek,
+    gemma4,
     glm45,
     gpt_oss,
     hermes,
@@ -89,6 +90,7 @@ __all__ = [
     "create_parser",
     "deepseek",
     "formats",
+    "gemma4",
     "glm45",
     "gpt_oss",
     "hermes",
