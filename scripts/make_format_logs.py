@@ -605,6 +605,32 @@ scenario(
     answer="Checking Oslo.",
 )
 
+# --- pythonic: Llama 4 (a Python list of calls) -----------------------------------------
+scenario(
+    "pythonic",
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    ("get_weather", "get_time", "search"),
+    what="Llama 4 pythonic calls between <|python_start|> and <|python_end|>",
+    content="<|python_start|>[get_weather(city='Lisbon', days=2, units=None), get_time(), "
+    "search(query=\"it's [not] (a) list\", filters={'year': 2025, 'strict': True}, "
+    "tags=('a', 'b'))]<|python_end|>",
+    content_text="",
+    content_calls=[
+        call("get_weather", args(city="Lisbon", days=2, units=None)),
+        call("get_time", "{}"),
+        call(
+            "search",
+            args(
+                query="it's [not] (a) list", filters={"year": 2025, "strict": True}, tags=["a", "b"]
+            ),
+        ),
+    ],
+    reasoning_model="meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+    thinking="A list like [1, 2] is not a call; the weather needs one.\n",
+    reasoning_markup="[get_weather(city='Porto')]",
+    reasoning_calls=[call("get_weather", args(city="Porto"))],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

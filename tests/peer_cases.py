@@ -535,4 +535,175 @@ GEMMA4 = [
     ),
 ]
 
-CASES: dict[str, list[PeerCase]] = {"kimi_k3": KIMI_K3, "gemma4": GEMMA4}
+LLAMA4 = "meta-llama/Llama-4-Scout-17B-16E-Instruct"
+SIMPLE = "get_weather(city='San Francisco', metric='celsius')"
+SIMPLE_CALL = ("get_weather", {"city": "San Francisco", "metric": "celsius"})
+MORE_TYPES = (
+    "register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, "
+    "role=None, passed_test=True, aliases=['John', 'Johnny'])"
+)
+MORE_TYPES_CALL = (
+    "register_user",
+    {
+        "name": "John Doe",
+        "age": 37,
+        "address": {"city": "San Francisco", "state": "CA"},
+        "role": None,
+        "passed_test": True,
+        "aliases": ["John", "Johnny"],
+    },
+)
+LA = "get_weather(city='LA', metric='C')"
+LA_CALL = ("get_weather", {"city": "LA", "metric": "C"})
+OFFERED = {"bad": {}, "calc": {}, "f": {}, "g": {}, "foo": {}}
+
+PYTHONIC = [
+    PeerCase("vllm no tool call", LLAMA4, "How can I help you today?", "How can I help you today?"),
+    PeerCase("vllm simple", LLAMA4, f"[{SIMPLE}]", "", (SIMPLE_CALL,)),
+    PeerCase("vllm more types", LLAMA4, f"[{MORE_TYPES}]", "", (MORE_TYPES_CALL,)),
+    PeerCase("vllm parameterless", LLAMA4, "[get_weather()]", "", (("get_weather", {}),)),
+    PeerCase(
+        "vllm empty dict",
+        LLAMA4,
+        "[do_something_cool(additional_data={})]",
+        "",
+        (("do_something_cool", {"additional_data": {}}),),
+    ),
+    PeerCase(
+        "vllm empty list",
+        LLAMA4,
+        "[do_something_cool(steps=[])]",
+        "",
+        (("do_something_cool", {"steps": []}),),
+    ),
+    PeerCase(
+        "vllm escaped strings",
+        LLAMA4,
+        r"""[get_weather(city='Martha\'s Vineyard', metric='\"cool units\"')]""",
+        "",
+        (("get_weather", {"city": "Martha's Vineyard", "metric": '"cool units"'}),),
+    ),
+    PeerCase(
+        "vllm parallel calls",
+        LLAMA4,
+        f"[{SIMPLE}, {MORE_TYPES}]",
+        "",
+        (SIMPLE_CALL, MORE_TYPES_CALL),
+    ),
+    PeerCase(
+        "vllm parallel calls without spaces",
+        LLAMA4,
+        "[get_weather(city='LA',metric='C'),register_user(name='Doe',age=9)]",
+        "",
+        (LA_CALL, ("register_user", {"name": "Doe", "age": 9})),
+    ),
+    PeerCase(
+        "vllm python tags",
+        LLAMA4,
+        f"<|python_start|>[{LA}]<|python_end|>",
+        "",
+        (LA_CALL,),
+    ),
+    PeerCase(
+        "vllm python start without its end",
+        LLAMA4,
+        f"<|python_start|>[{LA},register_user(name='Doe', age=9)]",
+        "",
+        (LA_CALL, ("register_user", {"name": "Doe", "age": 9})),
+    ),
+    PeerCase(
+        "vllm large steps",
+        LLAMA4,
+        f"<|python_start|>[{LA}, get_weather(), do_something_cool(steps=[])]<|python_end|>",
+        "",
+        (LA_CALL, ("get_weather", {}), ("do_something_cool", {"steps": []})),
+    ),
+    # The peers drop a call that does not convert; it is the model's text here.
+    PeerCase(
+        "vllm bad sibling call",
+        LLAMA4,
+        f"<|python_start|>[bad(x=b'z'), {LA}]<|python_end|>",
+        "bad(x=b'z')",
+        (LA_CALL,),
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "vllm bad sibling without tags",
+        LLAMA4,
+        f"[bad(x=b'z'), {SIMPLE}]",
+        "bad(x=b'z')",
+        (SIMPLE_CALL,),
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "vllm non-finite argument",
+        LLAMA4,
+        f"<|python_start|>[calc(x=1e999), {LA}]<|python_end|>",
+        "calc(x=1e999)",
+        (LA_CALL,),
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "vllm good call beside an unparsable one",
+        LLAMA4,
+        f"[{SIMPLE}, f(a='x 'y', b='z')]",
+        "f(a='x 'y', b='z')]",
+        (SIMPLE_CALL,),
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "vllm unrecoverable block",
+        LLAMA4,
+        "[f(a='x 'y' 'z), g(b='p 'q' 'r)]",
+        "[f(a='x 'y' 'z), g(b='p 'q' 'r)]",
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "vllm mismatched brackets",
+        LLAMA4,
+        "<|python_start|>[foo(x=1])]<|python_end|>",
+        "[foo(x=1])]",
+        schemas=OFFERED,
+    ),
+    PeerCase(
+        "sglang text before the list",
+        LLAMA4,
+        "I will check the weather for you. [get_weather(city='Tokyo')]",
+        "I will check the weather for you. ",
+        (("get_weather", {"city": "Tokyo"}),),
+    ),
+    PeerCase(
+        "sglang dict and list arguments",
+        LLAMA4,
+        "[search(query={'key': 'value', 'nested': {'a': 1}}), search(query=['a', 'b'])]",
+        "",
+        (
+            ("search", {"query": {"key": "value", "nested": {"a": 1}}}),
+            ("search", {"query": ["a", "b"]}),
+        ),
+    ),
+    PeerCase("sglang unknown tool name", LLAMA4, "[unknown_func(arg=1)]", "[unknown_func(arg=1)]"),
+    PeerCase("sglang malformed", LLAMA4, "[get_weather(city=)]", "[get_weather(city=)]"),
+    PeerCase(
+        "sglang no brackets", LLAMA4, "get_weather(city='Tokyo')", "get_weather(city='Tokyo')"
+    ),
+    # SGLang ignores a positional argument and sends {}; such a call is text here.
+    PeerCase(
+        "sglang positional argument", LLAMA4, "[get_weather('Tokyo')]", "[get_weather('Tokyo')]"
+    ),
+    PeerCase(
+        "sglang bracket inside a string",
+        LLAMA4,
+        '[get_weather(city="]")]',
+        "",
+        (("get_weather", {"city": "]"}),),
+    ),
+    PeerCase(
+        "a list comprehension in an answer",
+        LLAMA4,
+        "Use [get_weather(city=c) for c in cities] here.",
+        "Use [get_weather(city=c) for c in cities] here.",
+    ),
+]
+
+CASES: dict[str, list[PeerCase]] = {"kimi_k3": KIMI_K3, "gemma4": GEMMA4, "pythonic": PYTHONIC}

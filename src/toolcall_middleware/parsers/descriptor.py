@@ -25,6 +25,8 @@ precedence              formats     why
 ``QWEN`` (70)           hermes
 ``DEEPSEEK`` (60)       deepseek
 ``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
+``LLAMA_LINE`` (45)     pythonic    a Llama line with a format of its own, before the base
+                                    name (``Llama-4-Scout`` would be ``llama3_json``)
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
 ======================  ==========  ==========================================================
 """
@@ -47,6 +49,7 @@ QWEN_LINE = 75
 QWEN = 70
 DEEPSEEK = 60
 VENDOR = 50
+LLAMA_LINE = 45
 BASE = 40
 
 
