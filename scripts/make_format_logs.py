@@ -631,6 +631,25 @@ scenario(
     reasoning_calls=[call("get_weather", args(city="Porto"))],
 )
 
+# --- olmo3: Olmo 3 (pythonic calls, one per line, in <function_calls>) ---------------------
+scenario(
+    "olmo3",
+    "allenai/Olmo-3-7B-Instruct",
+    ("get_weather", "bash"),
+    what="Olmo 3 pythonic calls in <function_calls>, one per line, JSON literals",
+    content="I'll look both up.\n<function_calls>get_weather(city='Boston', days=2, units=null)\n"
+    'bash(command="grep -rn \\"TODO\\" src/", timeout=None)</function_calls>',
+    content_text="I'll look both up.\n",
+    content_calls=[
+        call("get_weather", args(city="Boston", days=2, units=None)),
+        call("bash", args(command='grep -rn "TODO" src/', timeout=None)),
+    ],
+    reasoning_model="allenai/Olmo-3-32B-Think",
+    thinking="The user wants the weather in Denver.\n",
+    reasoning_markup="<function_calls>get_weather(city='Denver')</function_calls>",
+    reasoning_calls=[call("get_weather", args(city="Denver"))],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

@@ -706,4 +706,92 @@ PYTHONIC = [
     ),
 ]
 
-CASES: dict[str, list[PeerCase]] = {"kimi_k3": KIMI_K3, "gemma4": GEMMA4, "pythonic": PYTHONIC}
+OLMO3 = "allenai/Olmo-3-7B-Instruct"
+FC, FC_END = "<function_calls>", "</function_calls>"
+MORE_TYPES_JSON_LITERALS = MORE_TYPES.replace("role=None", "role=null").replace(
+    "passed_test=True", "passed_test=true"
+)
+
+OLMO_3 = [
+    PeerCase("vllm no tool call", OLMO3, "How can I help you today?", "How can I help you today?"),
+    PeerCase("vllm simple", OLMO3, f"{FC}{SIMPLE}{FC_END}", "", (SIMPLE_CALL,)),
+    PeerCase("vllm more types", OLMO3, f"{FC}{MORE_TYPES}{FC_END}", "", (MORE_TYPES_CALL,)),
+    PeerCase(
+        "vllm JSON literals",
+        OLMO3,
+        f"{FC}{MORE_TYPES_JSON_LITERALS}{FC_END}",
+        "",
+        (MORE_TYPES_CALL,),
+    ),
+    PeerCase("vllm parameterless", OLMO3, f"{FC}get_weather(){FC_END}", "", (("get_weather", {}),)),
+    PeerCase(
+        "vllm empty dict",
+        OLMO3,
+        f"{FC}do_something_cool(additional_data={{}}){FC_END}",
+        "",
+        (("do_something_cool", {"additional_data": {}}),),
+    ),
+    PeerCase(
+        "vllm empty list",
+        OLMO3,
+        f"{FC}do_something_cool(steps=[]){FC_END}",
+        "",
+        (("do_something_cool", {"steps": []}),),
+    ),
+    PeerCase(
+        "vllm escaped strings",
+        OLMO3,
+        FC + r"""get_weather(city='Martha\'s Vineyard', metric='\"cool units\"')""" + FC_END,
+        "",
+        (("get_weather", {"city": "Martha's Vineyard", "metric": '"cool units"'}),),
+    ),
+    PeerCase(
+        "vllm parallel calls on lines",
+        OLMO3,
+        f"{FC}{SIMPLE}\n{MORE_TYPES}{FC_END}",
+        "",
+        (SIMPLE_CALL, MORE_TYPES_CALL),
+    ),
+    PeerCase(
+        "vllm large steps",
+        OLMO3,
+        f"{FC}{SIMPLE}\nget_weather()\ndo_something_cool(steps=[]){FC_END}",
+        "",
+        (SIMPLE_CALL, ("get_weather", {}), ("do_something_cool", {"steps": []})),
+    ),
+    # The peers drop a call that does not convert; it is the model's text here.
+    PeerCase(
+        "vllm bad sibling call",
+        OLMO3,
+        f"{FC}bad(x=b'z')\n{SIMPLE}{FC_END}",
+        "bad(x=b'z')",
+        (SIMPLE_CALL,),
+    ),
+    PeerCase(
+        "vllm non-finite argument",
+        OLMO3,
+        f"{FC}calc(x=1e999)\n{SIMPLE}{FC_END}",
+        "calc(x=1e999)",
+        (SIMPLE_CALL,),
+    ),
+    PeerCase(
+        "vllm mismatched brackets",
+        OLMO3,
+        f"{FC}foo(x=1]){FC_END}",
+        f"{FC}foo(x=1]){FC_END}",
+    ),
+    PeerCase(
+        "text around the block",
+        OLMO3,
+        f"Checking.\n{FC}{SIMPLE}{FC_END}\nDone.",
+        "Checking.\n\nDone.",
+        (SIMPLE_CALL,),
+    ),
+]
+
+CASES: dict[str, list[PeerCase]] = {
+    "kimi_k3": KIMI_K3,
+    "gemma4": GEMMA4,
+    "pythonic": PYTHONIC,
+    "olmo3": OLMO_3,
+}

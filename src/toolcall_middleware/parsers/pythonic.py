@@ -41,7 +41,7 @@ _CALL_STOP = re.compile(r"""[()\[\]{}'"]""")
 _STRING_STOP = {"'": re.compile(r"['\\]"), '"': re.compile(r'["\\]')}
 
 
-class _State(enum.IntEnum):
+class State(enum.IntEnum):
     TEXT = 0
     OPENED = enum.auto()  # after <|python_start|>: the list's "["
     ELEMENT = enum.auto()  # in a list: an element's NAME( , or "]"
@@ -51,20 +51,39 @@ class _State(enum.IntEnum):
 
 
 # Module names for the members: looking a member up on its enum class runs Python code.
-_TEXT, _OPENED, _ELEMENT, _CALL, _BETWEEN, _AFTER = _State
+TEXT, _OPENED, ELEMENT, _CALL, _BETWEEN, _AFTER = State
+_TEXT, _ELEMENT = TEXT, ELEMENT
 
 _SEARCH, _STRAYS = marker_tables(
-    _State, {_TEXT: (PYTHON_START, LIST_OPEN)}, strays={_TEXT: (PYTHON_END,)}
+    State, {_TEXT: (PYTHON_START, LIST_OPEN)}, strays={_TEXT: (PYTHON_END,)}
 )
 
 
-def call_arguments(source: str) -> tuple[str, str] | None:
+_JSON_LITERALS: dict[str, bool | None] = {"null": None, "true": True, "false": False}
+
+
+class _JsonLiterals(ast.NodeTransformer):
+    """``null``, ``true`` and ``false`` written as names: the constants JSON means by them."""
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in _JSON_LITERALS:
+            return ast.copy_location(ast.Constant(_JSON_LITERALS[node.id]), node)
+        return node
+
+
+def call_arguments(source: str, json_literals: bool = False) -> tuple[str, str] | None:
     """``(name, JSON arguments)`` of a call written as Python, or ``None`` when it is not a
-    call with literal keyword arguments only, or its values have no JSON form."""
+    call with literal keyword arguments only, or its values have no JSON form.
+    ``json_literals``: ``null``, ``true`` and ``false`` are values too."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    if json_literals:
+        call = tree.body
+        if isinstance(call, ast.Call):
+            for keyword in call.keywords:
+                keyword.value = _JsonLiterals().visit(keyword.value)
     call = tree.body
     if not isinstance(call, ast.Call) or call.args:
         return None
@@ -98,6 +117,13 @@ class PythonicParser(StreamParser):
     TRIGGERS = "<["
     _searches = _SEARCH
     _strays = _STRAYS
+    #: What closes the list of calls, and what may follow that as framing.
+    LIST_CLOSE = "]"
+    AFTER_CLOSE: str | None = PYTHON_END
+    #: Whether calls may follow each other with only space between them (no comma).
+    SPACE_SEPARATES = False
+    #: Whether ``null``, ``true`` and ``false`` are values too (JSON's literals).
+    JSON_LITERALS = False
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -112,7 +138,7 @@ class PythonicParser(StreamParser):
         self._depth = 0
         self._quote = ""  # the quote of the string the call is in ("" outside one)
         self._escaped = False
-        self._after = OptionalClose(PYTHON_END)  # after the list: <|python_end|>, or not
+        self._after = OptionalClose(PYTHON_END)  # after the list: its framing, or not
 
     def _held_markup(self) -> int:
         held = sum(len(text) for text, _ in self._held) + held_size(self._unconverted)
@@ -123,11 +149,18 @@ class PythonicParser(StreamParser):
         return held_size(self._source)
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
-        self._held = [(marker, False)]
+        self._open_list(marker, tagged=marker == PYTHON_START)
+        if self._tagged:
+            self._state = _OPENED
+
+    def _open_list(self, opening: str, tagged: bool) -> None:
+        """A list may begin with ``opening``; ``tagged``: its markup says it holds calls, so
+        any name is one."""
+        self._held = [(opening, False)]
         self._unconverted = []
         self._committed = False
-        self._tagged = marker == PYTHON_START
-        self._state = _OPENED if self._tagged else _ELEMENT
+        self._tagged = tagged
+        self._state = _ELEMENT
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         state = self._state
@@ -155,26 +188,39 @@ class PythonicParser(StreamParser):
             self._held = []
             self._state = _TEXT
             return start
-        if char == "]" and (state is _BETWEEN or self._committed):
-            self._keep(char)
-            if not self._committed:  # a list of no calls: text, its <|python_end|> a stray
-                self._end_list(out)
-                return start + 1
-            if self._unconverted:  # elements that were no calls: the model's text
-                self._give_back("".join(self._unconverted), out)
-                self._unconverted = []
-            self._after = OptionalClose(PYTHON_END)
-            self._state = _AFTER
-            return start + 1
+        if state is _BETWEEN or self._committed:
+            close = self.LIST_CLOSE
+            closing = close if buf.startswith(close, start) else ""
+            if not closing and not final and close.startswith(buf[start : start + len(close)]):
+                return None if start == pos else start  # the close may be coming
+            if closing:
+                self._list_closed(out)
+                return start + len(closing)
         if state is _BETWEEN:
-            if char == ",":
-                self._keep(char)
+            if char == "," or (self.SPACE_SEPARATES and _NAME.match(char)):
                 self._state = _ELEMENT
+                if char != ",":
+                    return start
+                self._keep(char)
                 return start + 1
             self._end_list(out)  # not a list of calls from here: text again
             return start
         element = self._element(buf, start, out, final)  # ELEMENT
         return start if element is None and start > pos else element
+
+    def _list_closed(self, out: list[Event]) -> None:
+        if not self._committed:  # a list of no calls: text (and its end token a stray)
+            self._keep(self.LIST_CLOSE)
+            self._end_list(out)
+            return
+        if self._unconverted:  # elements that were no calls: the model's text
+            self._give_back("".join(self._unconverted), out)
+            self._unconverted = []
+        if self.AFTER_CLOSE is None:
+            self._end_list(out)
+            return
+        self._after = OptionalClose(self.AFTER_CLOSE)
+        self._state = _AFTER
 
     def _element(self, buf: str, start: int, out: list[Event], final: bool) -> int | None:
         name = _NAME.match(buf, start)
@@ -264,7 +310,7 @@ class PythonicParser(StreamParser):
         source = "".join(self._source)
         self._source = []
         self._state = _BETWEEN
-        self._emit_call(source, call_arguments(source), out)
+        self._emit_call(source, call_arguments(source, self.JSON_LITERALS), out)
 
     def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
         if converted is None:
@@ -316,7 +362,11 @@ class PythonicParser(StreamParser):
         if self._state is _CALL:  # cut off inside a call: it converts as far as it came
             source = "".join(self._source)
             self._source = []
-            closed = None if self._quote else call_arguments(source + ")" * self._depth)
+            closed = (
+                None
+                if self._quote
+                else call_arguments(source + ")" * self._depth, self.JSON_LITERALS)
+            )
             self._emit_call(source, closed, out)
         if self._state is _AFTER:
             self._after.flush(out)  # (what the list held went out at its "]")
