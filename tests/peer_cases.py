@@ -789,7 +789,97 @@ OLMO_3 = [
     ),
 ]
 
+MIMO = "XiaomiMiMo/MiMo-V2-Flash"
+
+
+def mimo(function: str, *parameters: tuple[str, str]) -> str:
+    """A MiMo call: Qwen3-Coder's XML, each value on its tag's line."""
+    body = "".join(f"<parameter={k}>{v}</parameter>\n" for k, v in parameters)
+    return f"<tool_call>\n<function={function}>\n{body}</function>\n</tool_call>"
+
+
+MIMO_V2 = [
+    PeerCase(
+        "vllm basic call",
+        MIMO,
+        "Here is the result:\n" + mimo("execute_bash", ("command", "pwd && ls")),
+        "Here is the result:\n",
+        (("execute_bash", {"command": "pwd && ls"}),),
+    ),
+    PeerCase(
+        "vllm multiple calls",
+        MIMO,
+        "Here is the result:\n"
+        + mimo("execute_bash", ("command", "pwd"))
+        + "\n"
+        + mimo("list_files"),
+        "Here is the result:\n\n",
+        (("execute_bash", {"command": "pwd"}), ("list_files", {})),
+    ),
+    PeerCase(
+        "vllm several parameters",
+        MIMO,
+        mimo("execute_code", ("language", "python"), ("code", 'print("hello")')),
+        "",
+        (("execute_code", {"language": "python", "code": 'print("hello")'}),),
+    ),
+    PeerCase(
+        "vllm no calls",
+        MIMO,
+        "This is just regular text without any tool calls.",
+        "This is just regular text without any tool calls.",
+    ),
+    # vLLM strips the newline before the call; the model's text is kept as written here.
+    PeerCase(
+        "vllm content before a call",
+        MIMO,
+        "Let me execute that command for you.\n" + mimo("execute_bash", ("command", "echo hello")),
+        "Let me execute that command for you.\n",
+        (("execute_bash", {"command": "echo hello"}),),
+    ),
+    PeerCase("vllm empty arguments", MIMO, mimo("noop"), "", (("noop", {}),)),
+    PeerCase(
+        "vllm multiline value",
+        MIMO,
+        mimo(
+            "example_function_name",
+            ("example_parameter_1", "value_1"),
+            (
+                "example_parameter_2",
+                "This is the value for the second parameter\nthat can span\nmultiple lines",
+            ),
+        ),
+        "",
+        (
+            (
+                "example_function_name",
+                {
+                    "example_parameter_1": "value_1",
+                    "example_parameter_2": "This is the value for the second parameter\n"
+                    "that can span\nmultiple lines",
+                },
+            ),
+        ),
+    ),
+    PeerCase(
+        "sglang typed by the schema",
+        MIMO,
+        mimo("search", ("query", "rust"), ("limit", "5"), ("fresh", "true"), ("tags", '["a"]')),
+        "",
+        (("search", {"query": "rust", "limit": 5, "fresh": True, "tags": ["a"]}),),
+        schemas={
+            "search": {
+                "query": {"type": "string"},
+                "limit": {"type": "integer"},
+                "fresh": {"type": "boolean"},
+                "tags": {"type": "array"},
+            }
+        },
+    ),
+]
+
 CASES: dict[str, list[PeerCase]] = {
+    "qwen3_coder": MIMO_V2,
     "kimi_k3": KIMI_K3,
     "gemma4": GEMMA4,
     "pythonic": PYTHONIC,

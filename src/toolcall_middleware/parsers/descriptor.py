@@ -24,7 +24,8 @@ precedence              formats     why
 ``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
 ``QWEN`` (70)           hermes
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
+``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss, gemma4, olmo3,
+                        qwen3_coder (``mimo``)
 ``LLAMA_LINE`` (45)     pythonic    a Llama line with a format of its own, before the base
                                     name (``Llama-4-Scout`` would be ``llama3_json``)
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
