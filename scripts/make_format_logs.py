@@ -650,6 +650,23 @@ scenario(
     reasoning_calls=[call("get_weather", args(city="Denver"))],
 )
 
+# --- internlm: InternLM2.5 (JSON after <|action_start|><|plugin|>) -------------------------
+scenario(
+    "internlm",
+    "internlm/internlm2_5-7b-chat",
+    ("get_weather", "bash"),
+    what="InternLM2.5 JSON calls between <|action_start|><|plugin|> and <|action_end|>",
+    content="Let me check the weather first.<|action_start|><|plugin|>\n"
+    '{"name": "get_weather", "parameters": {"city": "Shanghai", "days": 2}}<|action_end|>',
+    content_text="Let me check the weather first.",
+    content_calls=[call("get_weather", '{"city": "Shanghai", "days": 2}')],
+    reasoning_model="internlm/internlm3-8b-instruct",
+    thinking="I should list the directory.\n",
+    reasoning_markup='<|action_start|><|plugin|>{"name": "bash", "arguments": {"command": "ls"}}'
+    "<|action_end|>",
+    reasoning_calls=[call("bash", '{"command": "ls"}')],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

@@ -878,7 +878,113 @@ MIMO_V2 = [
     ),
 ]
 
+INTERNLM = "internlm/internlm2_5-7b-chat"
+ACTION, ACTION_END = "<|action_start|><|plugin|>", "<|action_end|>"
+TOKYO = '{"name": "get_weather", "parameters": {"city": "Tokyo"}}'
+
+INTERNLM2 = [
+    PeerCase(
+        "vllm no tool calls",
+        INTERNLM,
+        "This is a regular response without any tool calls.",
+        "This is a regular response without any tool calls.",
+    ),
+    PeerCase(
+        "vllm single call",
+        INTERNLM,
+        ACTION + TOKYO + ACTION_END,
+        "",
+        (("get_weather", {"city": "Tokyo"}),),
+    ),
+    PeerCase(
+        "vllm various data types",
+        INTERNLM,
+        ACTION
+        + """{
+  "name": "test_function",
+  "parameters": {
+    "string_field": "hello",
+    "int_field": 42,
+    "float_field": 3.14,
+    "bool_field": true,
+    "null_field": null,
+    "array_field": ["a", "b", "c"],
+    "object_field": {"nested": "value"},
+    "empty_array": [],
+    "empty_object": {}
+  }
+}"""
+        + ACTION_END,
+        "",
+        (
+            (
+                "test_function",
+                {
+                    "string_field": "hello",
+                    "int_field": 42,
+                    "float_field": 3.14,
+                    "bool_field": True,
+                    "null_field": None,
+                    "array_field": ["a", "b", "c"],
+                    "object_field": {"nested": "value"},
+                    "empty_array": [],
+                    "empty_object": {},
+                },
+            ),
+        ),
+    ),
+    PeerCase(
+        "vllm empty arguments",
+        INTERNLM,
+        ACTION + '{"name": "refresh", "parameters": {}}' + ACTION_END,
+        "",
+        (("refresh", {}),),
+    ),
+    PeerCase(
+        "vllm surrounding text",
+        INTERNLM,
+        "Let me check the weather for you. " + ACTION + TOKYO + ACTION_END,
+        "Let me check the weather for you. ",
+        (("get_weather", {"city": "Tokyo"}),),
+    ),
+    PeerCase(
+        "vllm escaped strings",
+        INTERNLM,
+        ACTION
+        + r"""{"name": "test_function", "parameters": {"quoted": "He said \"hello\"",
+ "path": "C:\\Users\\file.txt", "newline": "line1\nline2", "unicode": "emoji: 🎉"}}"""
+        + ACTION_END,
+        "",
+        (
+            (
+                "test_function",
+                {
+                    "quoted": 'He said "hello"',
+                    "path": "C:\\Users\\file.txt",
+                    "newline": "line1\nline2",
+                    "unicode": "emoji: 🎉",
+                },
+            ),
+        ),
+    ),
+    # Malformed calls are the model's text (their lone <|action_end|> a stray).
+    PeerCase(
+        "vllm malformed: arguments that are no object",
+        INTERNLM,
+        ACTION + '{"name": "func", "parameters": "not a dict"}' + ACTION_END,
+        ACTION + '{"name": "func", "parameters": "not a dict"}',
+    ),
+    PeerCase(
+        "vllm malformed: not JSON",
+        INTERNLM,
+        ACTION + "not json" + ACTION_END,
+        ACTION + "not json",
+    ),
+    PeerCase("vllm malformed: nothing after the tokens", INTERNLM, ACTION, ACTION),
+]
+
 CASES: dict[str, list[PeerCase]] = {
+    "internlm": INTERNLM2,
     "qwen3_coder": MIMO_V2,
     "kimi_k3": KIMI_K3,
     "gemma4": GEMMA4,
