@@ -133,7 +133,7 @@ def json_values(draw: st.DrawFn, depth: int = 0) -> object:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     arguments=st.dictionaries(
         st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), json_values(), max_size=4

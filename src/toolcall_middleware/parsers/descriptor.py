@@ -3,7 +3,8 @@
 A format module builds its parser and then declares a ``Format``: the parser class, the model
 names that pick the format (each rule with its precedence), the markers that name the format in a
 stream, the special tokens its models never write as text, the models whose chat template opens
-a ``<think>`` block, and how the format writes a call (for tests, benchmarks and recordings).
+a ``<think>`` block (or the format's own reasoning block, which its parser reads), and how the
+format writes a call (for tests, benchmarks and recordings).
 The registry (``create_parser``, ``providers``), model-name detection (``detect.py``) and marker
 sniffing (``sniff.py``) read these descriptors, so adding a format is its parser module and its
 recordings.
@@ -24,8 +25,14 @@ precedence              formats     why
 ``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
 ``QWEN`` (70)           hermes
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss, gemma4, olmo3,
-                        qwen3_coder (``mimo``)
+``VENDOR`` (50)         glm45,      a vendor's own format; ``mimo`` picks qwen3_coder, whose
+                        minimax_m2, XML MiMo writes
+                        mistral,
+                        gpt_oss,
+                        gemma4,
+                        olmo3,
+                        internlm,
+                        qwen3_coder
 ``LLAMA_LINE`` (45)     pythonic    a Llama line with a format of its own, before the base
                                     name (``Llama-4-Scout`` would be ``llama3_json``)
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
