@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import body_app, chunk, cut_at, message_of, sse, through
-from peer_cases import CASES, PeerCase
+from peer_cases import CASES, KIMI_K3, PeerCase
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import completion_from_sse
 from toolcall_middleware.detect import resolve_provider
@@ -98,3 +98,20 @@ def test_any_cut_of_a_peer_case(fmt: str, data: st.DataObject) -> None:
     if not case.in_reasoning:
         field = "content"
     check(case, cut_at(case.text, points), field)
+
+
+def test_k3_reasoning_split_upstream_leaves_the_content_content() -> None:
+    # vLLM's kimi_k3 reasoning parser sends the think channel as reasoning and the rest as
+    # content: the channel the template opened is the upstream's, and a reply without
+    # markers stays the reply.
+    case = KIMI_K3[0]
+    chunks: list[Any] = [chunk({"role": "assistant", "content": ""}, model=case.model)]
+    chunks += [chunk({"reasoning_content": t}, model=case.model) for t in ("Let me ", "think.")]
+    chunks += [chunk({"content": t}, model=case.model) for t in ("The answer ", "is 4.")]
+    chunks += [chunk({}, "stop", model=case.model), "[DONE]"]
+    body = anyio.run(through, ToolCallMiddleware(body_app([sse(*chunks)])), request(case))
+    message = message_of(completion_from_sse(body))
+    assert (message["reasoning_content"], message["content"]) == (
+        "Let me think.",
+        "The answer is 4.",
+    )

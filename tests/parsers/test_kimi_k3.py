@@ -222,3 +222,10 @@ test_any_cut_gives_the_same_events = any_cut_test(P, SAMPLES, PYTHON)
 def test_text_around_calls_is_kept_in_order() -> None:
     text = f"a{TOOLS_OPEN}{k3_call('python', 1, {})}{TOOLS_CLOSE}b"
     assert parse(P, cut(text, [3, 30]), PYTHON) == [Text("a"), *call("python"), Text("b")]
+
+
+def test_a_think_channel_split_off_upstream_is_not_the_parsers() -> None:
+    parser = create_parser(P, ParserContext(PYTHON.tools, thinking_opened=True))
+    parser.upstream_reasoning()  # type: ignore[attr-defined]
+    assert parser.feed("thinking") == [Text("thinking")]
+    assert parser.feed(f"{RESPONSE_OPEN}answer") == [Text("answer")]

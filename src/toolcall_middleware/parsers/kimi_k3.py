@@ -18,8 +18,9 @@ string); without a ``type``, the tool's schema decides. Attribute values are XML
 
 The ``think`` channel is reasoning (``Reasoning`` events, which go to the reasoning fields). K3
 thinks by default and its chat template opens that channel, so the text starts inside it and only
-its close appears, unless the request turned thinking off (``ParserContext.thinking_opened``);
-the response or the tools channel opening ends it too.
+its close appears, unless the request turned thinking off (``ParserContext.thinking_opened``)
+or the upstream splits reasoning into its own fields; the response or the tools channel opening
+ends it too.
 
 Markers are read token by token: an ``<|open|>`` or ``<|close|>`` whose header does not turn out to
 be a channel's (``<|open|>call, then``) loses the token, which is never text, and its text is the
@@ -150,6 +151,12 @@ class KimiK3Parser(StreamParser):
 
     def _held_markup(self) -> int:
         return len(self._header) if self._state is _HEADER else 0
+
+    def upstream_reasoning(self) -> None:
+        """The upstream splits reasoning into its own fields (see ``ToolCallParser``): the
+        think channel the template opened is its business, and its text passes as it is."""
+        if self._state is _THINK:
+            self._state = _TEXT
 
     @property
     def held_arguments(self) -> int:

@@ -117,6 +117,7 @@ class PythonicParser(StreamParser):
     TRIGGERS = "<["
     _searches = _SEARCH
     _strays = _STRAYS
+    _SHORTCUT_STATES = (_CALL,)
     #: What closes the list of calls, and what may follow that as framing.
     LIST_CLOSE = "]"
     AFTER_CLOSE: str | None = PYTHON_END
@@ -139,6 +140,18 @@ class PythonicParser(StreamParser):
         self._quote = ""  # the quote of the string the call is in ("" outside one)
         self._escaped = False
         self._after = OptionalClose(PYTHON_END)  # after the list: its framing, or not
+
+    def _shortcut(self, text: str) -> list[Event] | None:
+        # A piece of a call that neither ends a string nor changes the depth: the call's text
+        # so far, as ``_read_call`` would keep it.
+        quote = self._quote
+        if quote:
+            if self._escaped or quote[0] in text or "\\" in text:
+                return None
+        elif _CALL_STOP.search(text) is not None:
+            return None
+        self._source.append(text)
+        return []
 
     def _held_markup(self) -> int:
         held = sum(len(text) for text, _ in self._held) + held_size(self._unconverted)
