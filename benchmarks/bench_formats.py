@@ -11,6 +11,12 @@ ratios middleware/orjson (orjson decode + encode of every event: the irreducible
 that ratio near 1 (target below 1.5).
 
     python benchmarks/bench_formats.py [--sizes 1000,100000] [--formats hermes,glm45]
+
+``--auto`` compares, side by side in interleaved rounds, each format named explicitly with
+``provider="auto"`` and a model name that picks the format's family (``auto_model``): the cost
+of reading the stream by family, in µs per delta and as a share of the proxy's ~100 µs per event.
+
+    python benchmarks/bench_formats.py --auto [--sizes 10000] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ import bench_stream
 import orjson
 
 from toolcall_middleware.parsers import Format, formats
+
+#: What the proxy spends per upstream event (CPU), to state a cost as a share of.
+PROXY_US_PER_EVENT = 100.0
 
 
 def _command(n: int, call: int) -> str:
@@ -93,12 +102,44 @@ def measure(fmt: str, deltas: int) -> dict[str, float]:
     return bench_stream.measure(deltas, fmt, build_events(fmt, deltas))
 
 
+def auto_model(fmt: str) -> str:
+    """A model name whose rule picks ``fmt`` (a family's name for a format no name picks)."""
+    rules = formats()[fmt].model_names
+    if rules:
+        return rules[0].patterns[0].replace("*", "-")
+    return "qwen3-max" if fmt == "qwen_xml" else "company-model"
+
+
+def compare_auto(fmts: list[str], deltas: int, rounds: int) -> None:
+    print(f"µs per delta at {deltas} deltas, best of {rounds} interleaved rounds")
+    print(f"{'format':<12}{'model':<14}{'explicit':>9}{'auto':>8}{'Δ µs':>7}{'Δ/100µs':>9}")
+    for fmt in fmts:
+        events = build_events(fmt, deltas)
+        model = auto_model(fmt)
+        best = {"explicit": float("inf"), "auto": float("inf")}
+        for _ in range(rounds):
+            for kind, provider in (("explicit", fmt), ("auto", "auto")):
+                result = bench_stream.measure(deltas, provider, events, model)
+                best[kind] = min(best[kind], result["middleware"])
+        delta = best["auto"] - best["explicit"]
+        print(
+            f"{fmt:<12}{model:<14}{best['explicit']:>9.2f}{best['auto']:>8.2f}{delta:>7.2f}"
+            f"{delta / PROXY_US_PER_EVENT:>9.2%}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,100000")
     parser.add_argument("--formats", default=",".join(MARKUP))
+    parser.add_argument("--auto", action="store_true", help="explicit provider vs auto")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.auto:
+        compare_auto(args.formats.split(","), sizes[0], args.rounds)
+        return
     print(
         "µs per delta, best of several runs; ratio = per-delta cost at "
         f"{sizes[-1]} vs {sizes[0]} deltas"

@@ -7,6 +7,9 @@ For sessions of 1k, 10k and 100k deltas it prints, measured in this run:
 and the ratios middleware/orjson and (per-delta cost at 100k) / (per-delta cost at 1k).
 
     python benchmarks/bench_stream.py [--sizes 1000,10000,100000] [--provider kimi_k2] [--breakdown]
+        [--model NAME]
+
+``--provider auto`` reads the stream as the model name chooses (``--model``, default Kimi K2.5).
 
 Each upstream event is its own http.response.body message, as servers send them.
 """
@@ -35,7 +38,13 @@ TOOLS = [
     }
     for n in ("bash", "read")
 ]
-REQUEST = orjson.dumps({"model": MODEL, "stream": True, "messages": [], "tools": TOOLS})
+
+
+def request(model: str = MODEL) -> bytes:
+    return orjson.dumps({"model": model, "stream": True, "messages": [], "tools": TOOLS})
+
+
+REQUEST = request()
 
 
 def kimi_session_pieces() -> Iterator[tuple[str, str]]:
@@ -180,12 +189,12 @@ def passthrough(app: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-async def drive(app: Callable[..., Any]) -> int:
+async def drive(app: Callable[..., Any], body: bytes = REQUEST) -> int:
     scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions", "headers": []}
     received = 0
 
     async def receive() -> Message:
-        return {"type": "http.request", "body": REQUEST, "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: Message) -> None:
         nonlocal received
@@ -204,7 +213,7 @@ def timed(run: Callable[[], Any], repeat: int) -> float:
     return best
 
 
-def timed_in_loop(app: Callable[..., Any], repeat: int) -> float:
+def timed_in_loop(app: Callable[..., Any], repeat: int, body: bytes = REQUEST) -> float:
     """Best time of ``repeat`` requests through ``app``, each timed inside one running event
     loop: starting a loop is not part of any request's cost. (No ``gc.collect()`` between
     them: it leaves the CPU caches cold, which a server in steady state does not see.)"""
@@ -213,7 +222,7 @@ def timed_in_loop(app: Callable[..., Any], repeat: int) -> float:
         best = float("inf")
         for _ in range(repeat):
             start = time.perf_counter()
-            await drive(app)
+            await drive(app, body)
             best = min(best, time.perf_counter() - start)
         return best
 
@@ -226,13 +235,15 @@ def orjson_floor(events: list[bytes]) -> None:
         dumps(loads(event[6:-2]))
 
 
-def measure(deltas: int, provider: str, events: list[bytes] | None = None) -> dict[str, float]:
+def measure(
+    deltas: int, provider: str, events: list[bytes] | None = None, model: str = MODEL
+) -> dict[str, float]:
     events = events if events is not None else build_events(deltas)
     repeat = {1000: 20, 10_000: 8}.get(deltas, 3)
     app = upstream(events)
     middleware = ToolCallMiddleware(app, provider=provider)
     out = {
-        "middleware": timed_in_loop(middleware, repeat),
+        "middleware": timed_in_loop(middleware, repeat, request(model)),
         "passthrough": timed_in_loop(passthrough(app), repeat),
         "orjson": timed(lambda: orjson_floor(events), repeat),
     }
@@ -243,6 +254,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--provider", default="kimi_k2")
+    parser.add_argument("--model", default=MODEL, help="the request's model name")
     parser.add_argument(
         "--breakdown",
         action="store_true",
@@ -250,11 +262,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"provider={args.provider}  (µs per delta, best of several runs)")
+    print(f"provider={args.provider} model={args.model}  (µs per delta, best of several runs)")
     print(f"{'deltas':>8} {'middleware':>11} {'passthrough':>12} {'orjson':>8} {'mw/orjson':>10}")
     results = {}
     for size in sizes:
-        r = results[size] = measure(size, args.provider)
+        r = results[size] = measure(size, args.provider, model=args.model)
         print(
             f"{size:>8} {r['middleware']:>11.2f} {r['passthrough']:>12.2f} {r['orjson']:>8.2f} "
             f"{r['middleware'] / r['orjson']:>10.2f}"
@@ -265,7 +277,7 @@ def main() -> None:
     if args.breakdown:
         print("\nby kind of delta (10000 deltas of one kind each):")
         for kind in ("text", "arguments", "markup"):
-            r = measure(10_000, args.provider, kind_events(kind, 10_000))
+            r = measure(10_000, args.provider, kind_events(kind, 10_000), args.model)
             print(
                 f"{kind:>10} {r['middleware']:>9.2f} {r['passthrough']:>12.2f} "
                 f"{r['orjson']:>8.2f} {r['middleware'] / r['orjson']:>10.2f}"

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from toolcall_middleware.detect import provider_for_model, resolve_provider
+from toolcall_middleware.detect import (
+    Provider,
+    detect_provider,
+    provider_for_model,
+    resolve_provider,
+)
 
 
 @pytest.mark.parametrize(
@@ -213,3 +218,13 @@ def test_overrides_first_then_names_then_markers_and_explicit_always_wins() -> N
     assert provider_for_model("kimi-k2", {"kimi-k2": "openai"}) == "openai"
     assert resolve_provider("openai", "kimi-k2") == "openai"
     assert resolve_provider("auto", "kimi-k2") == "kimi_k2"
+
+
+def test_auto_reads_a_named_stream_by_family_and_an_unnamed_one_by_markers_alone() -> None:
+    assert detect_provider("auto", "qwen3") == Provider("hermes", by_family=True)
+    assert detect_provider("auto", "qwen3-coder-plus") == Provider("qwen3_coder", by_family=True)
+    assert detect_provider("auto", "kimi-k2") == Provider("kimi_k2", by_family=True)
+    assert detect_provider("auto", "my-coder") == Provider("sniff")
+    # An explicit provider, and the override map's, read their format only.
+    assert detect_provider("hermes", "qwen3") == Provider("hermes")
+    assert detect_provider("auto", "qwen3", {"QWEN3": "hermes"}) == Provider("hermes")

@@ -18,7 +18,7 @@ from . import lenient_json
 from .asgi import ASGIApp, Receive, Scope, Send
 from .config import Options
 from .debug import DebugCapture, debug_app
-from .detect import resolve_provider
+from .detect import detect_provider
 from .handoff import offered
 from .hook import CompletionHook, call_hook
 from .metrics import metrics_for
@@ -111,11 +111,11 @@ class ToolCallMiddleware:
         if not rewrite and hook is None:
             await self.app(scope, receive, send)
             return
-        provider = resolve_provider(
+        provider = detect_provider(
             self.options.provider, request.model, self.options.provider_overrides
         )
         if isinstance(info, dict):
-            info["provider"] = provider
+            info["provider"] = provider.name
         rewriters = Rewriters(
             self.options,
             provider,

@@ -13,6 +13,7 @@ from typing import Any
 from .chunk_rewriter import ChunkRewriter
 from .config import Options
 from .debug import DebugCapture
+from .detect import Provider
 from .message_rewriter import rewrite_completion
 from .metrics import NULL_REPORT, Metrics, Report
 from .parsers import (
@@ -22,6 +23,8 @@ from .parsers import (
     parser_triggers,
     releases_held_text,
 )
+from .parsers.family import family_of
+from .parsers.sniff import family_parser
 from .parsers.unknown_tools import apply_unknown_tools
 from .request import RequestFacts
 from .sse_rewriter import SSERewriter
@@ -34,7 +37,7 @@ class Rewriters:
     def __init__(
         self,
         options: Options,
-        provider: str,
+        provider: Provider,
         request: RequestFacts,
         *,
         metrics: Metrics | None = None,
@@ -45,20 +48,28 @@ class Rewriters:
         (``handoff.py``)."""
         self._hand = hand
         self._options = options
-        self._provider = provider
+        self._detected = provider
+        self._provider = provider.name
+        self._by_family = provider.by_family
         self._request = request
         self._debug = debug
         self._think = think_config(options.think_tags, request.model, request.thinking_off)
         opened = template_opens_think(request.model, request.thinking_off)
         self._context = request.parser_context(options.unknown_tools, opened)
-        self.stream_report = _report(metrics, provider, "stream")
+        self.stream_report = _report(metrics, provider.name, "stream")
         #: What happens to a JSON body, rewritten or not, is counted here.
-        self.json_report = _report(metrics, provider, "json")
+        self.json_report = _report(metrics, provider.name, "json")
 
     def sse(self) -> SSERewriter:
         """The rewriter of a streamed response."""
         options = self._options
-        triggers = parser_triggers(self._provider)
+        if self._by_family:
+            family = family_of(self._provider)
+            triggers: str | None = family.triggers
+            releases_text = family.releases_text
+        else:
+            triggers = parser_triggers(self._provider)
+            releases_text = releases_held_text(self._provider)
         if self._think is not None and triggers is not None and "<" not in triggers:
             triggers += "<"  # a <think> tag is markup too
         rewriter = ChunkRewriter(
@@ -76,7 +87,7 @@ class Rewriters:
             max_event_bytes=options.max_buffered_bytes,
             report=self.stream_report,
             capture=None if self._debug is None else self._stream_seen,
-            releases_text=releases_held_text(self._provider),
+            releases_text=releases_text,
             hand=self._hand,
         )
 
@@ -95,11 +106,13 @@ class Rewriters:
 
     def new_parser(self) -> ToolCallParser:
         """A parser for one choice."""
-        return self._new_parser(self._provider, self._context)
+        return self._new_parser(self._detected, self._context)
 
     @staticmethod
-    def _new_parser(provider: str, context: ParserContext) -> ToolCallParser:
-        return apply_unknown_tools(create_parser(provider, context), context)
+    def _new_parser(provider: Provider, context: ParserContext) -> ToolCallParser:
+        if provider.by_family:
+            return apply_unknown_tools(family_parser(provider.name, context), context)
+        return apply_unknown_tools(create_parser(provider.name, context), context)
 
     def _stream_seen(self, raw: bytes, chunks: list[Any]) -> None:
         assert self._debug is not None

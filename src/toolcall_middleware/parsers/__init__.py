@@ -59,7 +59,7 @@ class PassthroughParser:
         return []
 
 
-register(Format("openai", PassthroughParser))
+register(Format("openai", PassthroughParser, family="openai"))
 
 # Importing the format modules registers them (sniff last: it reads the others).
 from . import (  # noqa: E402

@@ -73,6 +73,13 @@ class Tool:
         props = self.parameters.get("properties")
         return frozenset(props) if isinstance(props, Mapping) else frozenset()
 
+    @property
+    def required_names(self) -> frozenset[str]:
+        required = self.parameters.get("required")
+        if not isinstance(required, list):
+            return frozenset()
+        return frozenset(name for name in required if isinstance(name, str))
+
 
 #: What to do with a call to a tool the request did not offer (see ``parsers.unknown_tools``).
 UnknownTools = Literal["forward", "drop", "text"]

@@ -172,6 +172,7 @@ FORMAT = register(
     Format(
         "deepseek",
         DeepSeekParser,
+        family="deepseek",
         model_names=(NameRule(("deepseek",), DEEPSEEK),),
         sniff_markers=(CALLS_BEGIN, CALL_BEGIN),
         stray_tokens=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END_MARKER, SEP),

@@ -1,10 +1,10 @@
 """One descriptor per provider format: everything the package knows about a format, said once.
 
-A format module builds its parser and then declares a ``Format``: the parser class, the model
-names that pick the format (each rule with its precedence), the markers that name the format in a
-stream, the special tokens its models never write as text, the models whose chat template opens
-a ``<think>`` block (or the format's own reasoning block, which its parser reads), and how the
-format writes a call (for tests, benchmarks and recordings).
+A format module builds its parser and then declares a ``Format``: the parser class, its family,
+the model names that pick the format (each rule with its precedence), the markers that name the
+format in a stream, the special tokens its models never write as text, the models whose chat
+template opens a ``<think>`` block (or the format's own reasoning block, which its parser
+reads), and how the format writes a call (for tests, benchmarks and recordings).
 The registry (``create_parser``, ``providers``), model-name detection (``detect.py``) and marker
 sniffing (``sniff.py``) read these descriptors, so adding a format is its parser module and its
 recordings.
@@ -37,6 +37,35 @@ precedence              formats     why
                                     name (``Llama-4-Scout`` would be ``llama3_json``)
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
 ======================  ==========  ==========================================================
+
+Under ``provider="auto"`` the name chooses a *family* (the ``family`` of the format its rule
+picks), and the stream's markers choose the format within it (``parsers.sniff``): the rule's
+format is the default, used until a marker decides and for what a format-specific rule needs (a
+``<think>`` block opened by the template, the form of call ids). Adding a format to a family is
+its ``family=`` keyword; a format of ``EVERY_FAMILY`` follows the prompt rather than the model
+and is a member of them all:
+
+==============  =============================  =================================================
+family          formats                        how the markers tell them apart
+==============  =============================  =================================================
+``qwen``        hermes, qwen3_coder            ``<tool_call>`` then ``{`` (hermes) or
+                                               ``<function=`` (qwen3_coder)
+``kimi``        kimi_k2, kimi_k3               their own special tokens (K3's ``<|open|>``,
+                                               ``<|close|>``)
+``deepseek``    deepseek                       their own special tokens
+``glm``         glm45
+``minimax``     minimax_m2                     their own opening tags
+``mistral``     mistral
+``gpt_oss``     gpt_oss
+``llama``       llama3_json, pythonic          ``<|python_tag|>`` (llama3_json); a list of calls
+                                               only where the name's default is pythonic (Llama
+                                               4): pythonic has no marker of its own
+``gemma``       gemma4
+``olmo``        olmo3
+``internlm``    internlm
+``*`` (every)   qwen_xml                       tags named after an offered tool, under the
+                                               rule of ``QwenXmlParser(tool_tag_rule=True)``
+==============  =============================  =================================================
 """
 
 from __future__ import annotations
@@ -59,6 +88,9 @@ DEEPSEEK = 60
 VENDOR = 50
 LLAMA_LINE = 45
 BASE = 40
+
+#: The family of formats that follow the prompt rather than the model: members of every family.
+EVERY_FAMILY = "*"
 
 
 class CallWriter(Protocol):
@@ -119,12 +151,20 @@ class Format:
     write_calls: CallWriter | None = None
     #: Pieces of the format's markup, for the random-soup property tests.
     markup_pieces: tuple[str, ...] = ()
+    #: The model family the format belongs to: under ``provider="auto"`` a model name chooses
+    #: a family and the stream's markers the format within it ("": a family of its own).
+    family: str = ""
 
     @property
     def triggers(self) -> str | None:
         """The characters any of the format's markup starts with (the parser's ``TRIGGERS``)."""
         triggers = getattr(self.parser, "TRIGGERS", None)
         return triggers if isinstance(triggers, str) else None
+
+    @property
+    def family_name(self) -> str:
+        """The family, the format's own name when it declares none."""
+        return self.family or self.name
 
 
 _FORMATS: dict[str, Format] = {}
@@ -139,6 +179,17 @@ def register(fmt: Format) -> Format:
 def formats() -> Mapping[str, Format]:
     """Every registered format by name (in registration order)."""
     return _FORMATS
+
+
+def family_members(fmt: Format) -> tuple[Format, ...]:
+    """The formats of ``fmt``'s family, in registration order: those that declare it, and the
+    formats of every family."""
+    family = fmt.family_name
+    return tuple(
+        other
+        for other in _FORMATS.values()
+        if other.family_name == family or other.family == EVERY_FAMILY
+    )
 
 
 def format_for_model(model: str) -> Format | None:

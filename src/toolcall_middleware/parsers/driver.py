@@ -268,6 +268,16 @@ class StreamParser:
         raise NotImplementedError
 
 
+def plain_text_markers(parser: object) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """What a ``StreamParser`` looks for in plain text (state 0): every marker there, and which
+    of them are strays; ``None`` for other parsers (unknown)."""
+    if not isinstance(parser, StreamParser):
+        return None
+    search = parser._searches[0]
+    strays = parser._strays[0] if parser._strays else frozenset()
+    return (() if search is None else search.markers), strays
+
+
 def scan_markers(
     buf: str, pos: int, search: MarkerSearch, final: bool
 ) -> tuple[int, str | None, int] | None:

@@ -308,6 +308,7 @@ FORMAT = register(
     Format(
         "gemma4",
         Gemma4Parser,
+        family="gemma",
         model_names=(NameRule(("gemma-4", "gemma4", "gemma_4"), VENDOR),),
         sniff_markers=(CALL_OPEN, CHANNEL_OPEN),
         stray_tokens=(CALL_CLOSE, CHANNEL_CLOSE, STRING_QUOTE, RESPONSE_OPEN, RESPONSE_CLOSE),

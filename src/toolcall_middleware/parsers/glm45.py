@@ -176,6 +176,7 @@ FORMAT = register(
     Format(
         "glm45",
         Glm45Parser,
+        family="glm",
         model_names=(NameRule(("glm", "zai"), VENDOR),),
         write_calls=write_calls,
         markup_pieces=(OPEN, CLOSE, "bash", KEY, KEY_END, VALUE, VALUE_END, "command", "days"),

@@ -148,6 +148,7 @@ FORMAT = register(
     Format(
         "gpt_oss",
         GptOssParser,
+        family="gpt_oss",
         model_names=(NameRule(("gpt-oss", "gpt_oss"), VENDOR),),
         sniff_markers=(CHANNEL, START + "assistant"),
         stray_tokens=(START, CHANNEL, CONSTRAIN, MESSAGE, END, CALL, RETURN),

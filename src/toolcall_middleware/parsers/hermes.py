@@ -49,6 +49,7 @@ FORMAT = register(
     Format(
         "hermes",
         HermesParser,
+        family="qwen",
         model_names=(
             NameRule(("hermes",), FINE_TUNE),
             NameRule(("qwen", "qwq"), QWEN),

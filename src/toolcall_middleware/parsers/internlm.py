@@ -52,6 +52,7 @@ FORMAT = register(
     Format(
         "internlm",
         InternLMParser,
+        family="internlm",
         model_names=(NameRule(("internlm",), VENDOR),),
         sniff_markers=(OPEN,),
         stray_tokens=(CLOSE,),

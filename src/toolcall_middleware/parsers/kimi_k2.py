@@ -219,6 +219,7 @@ FORMAT = register(
     Format(
         "kimi_k2",
         KimiK2Parser,
+        family="kimi",
         model_names=(NameRule(("kimi", "moonshot", "k2"), KIMI),),
         sniff_markers=(*SECTION_BEGIN, CALL_BEGIN),
         stray_tokens=(*SECTION_BEGIN, *SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END_MARKER),

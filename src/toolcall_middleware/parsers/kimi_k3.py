@@ -354,6 +354,7 @@ FORMAT = register(
     Format(
         "kimi_k3",
         KimiK3Parser,
+        family="kimi",
         model_names=(
             NameRule(("kimi*k3", "moonshot*k3"), KIMI_LINE),
             NameRule(("k3",), KIMI),

@@ -68,6 +68,7 @@ FORMAT = register(
     Format(
         "llama3_json",
         Llama3JsonParser,
+        family="llama",
         model_names=(NameRule(("llama",), BASE),),
         sniff_markers=(PYTHON_TAG,),
         stray_tokens=END_TOKENS,

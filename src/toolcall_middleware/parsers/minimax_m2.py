@@ -151,6 +151,7 @@ FORMAT = register(
     Format(
         "minimax_m2",
         MinimaxM2Parser,
+        family="minimax",
         model_names=(NameRule(("minimax",), VENDOR),),
         sniff_markers=(OPEN,),
         stray_tokens=(OPEN, CLOSE),

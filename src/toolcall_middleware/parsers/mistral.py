@@ -287,6 +287,7 @@ FORMAT = register(
     Format(
         "mistral",
         MistralParser,
+        family="mistral",
         model_names=(
             NameRule(
                 (

@@ -52,6 +52,7 @@ FORMAT = register(
     Format(
         "olmo3",
         Olmo3Parser,
+        family="olmo",
         model_names=(NameRule(("olmo-3", "olmo3", "olmo_3"), VENDOR),),
         # The Think models' template opens the <think> block.
         thinking_opened=("olmo-3*think", "olmo3*think", "olmo_3*think"),

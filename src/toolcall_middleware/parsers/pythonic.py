@@ -413,6 +413,7 @@ FORMAT = register(
     Format(
         "pythonic",
         PythonicParser,
+        family="llama",
         model_names=(NameRule(("llama-4", "llama4", "llama_4"), LLAMA_LINE),),
         stray_tokens=(PYTHON_END,),
         write_calls=write_calls,

@@ -193,6 +193,7 @@ FORMAT = register(
     Format(
         "qwen3_coder",
         Qwen3CoderParser,
+        family="qwen",
         model_names=(
             NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),
             # Xiaomi's MiMo (MiMo-V2-Flash) writes the same XML.

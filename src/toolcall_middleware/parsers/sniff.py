@@ -1,9 +1,13 @@
-"""Recognising a format from its own markers, for model names that say nothing.
+"""Recognising a format from its own markers, within a model family or among every format.
 
-Text passes through unchanged until a format's unambiguous markers appear; from then on the
-format's parser reads everything, starting with those markers. Only a possible marker prefix
-(or the few characters after ``<tool_call>`` that tell Hermes, Qwen3-Coder and GLM apart) is
-held back. ``provider="sniff"``; ``provider="auto"`` uses it when the model name matches no rule.
+Text passes through unchanged until a marker names the format (``family.Family``); from then on
+the format's parser reads everything, starting with that marker. Only a possible marker prefix,
+the few characters after ``<tool_call>`` that tell Hermes, Qwen3-Coder and GLM apart, or a tag
+named after a tool until it shows whether it is a call, is held back.
+
+``provider="auto"`` reads a stream this way over the family of the format the model name picks,
+with that format as the default; ``provider="sniff"`` (and ``auto`` when the name matches no
+rule) over every format, with none.
 """
 
 from __future__ import annotations
@@ -17,52 +21,37 @@ from . import create_parser
 from .base import MarkerSearch, ParserContext, ToolCallParser
 from .descriptor import Format, formats, register
 from .driver import StreamParser, literal_at, marker_tables, skip_space
+from .family import TOOL_CALL, TOOL_CALL_FORMATS, Family, clashes, family_of
+from .qwen_xml import QwenXmlParser, tool_tags
 
-TOOL_CALL = "<tool_call>"
-#: The formats a ``<tool_call>`` may open: the characters after it tell them apart.
-TOOL_CALL_FORMATS = ("hermes", "qwen3_coder", "glm45")
-
-
-@functools.cache
-def format_markers() -> dict[str, str]:
-    """Markers that name their format outright (the formats' ``sniff_markers``)."""
-    return {marker: fmt.name for fmt in formats().values() for marker in fmt.sniff_markers}
-
-
-@functools.cache
-def stray_tokens() -> frozenset[str]:
-    """Special tokens of any format that cannot open its markup: strays wherever they are.
-
-    (Not those that begin a marker, like gpt-oss's ``<|start|>`` of ``<|start|>assistant``: a
-    search cannot tell them apart before the rest of the text comes. Nor those a marker
-    begins, like Kimi K3's ``<|close|>tools<|sep|>`` after its ``<|close|>``: the format's
-    parser, which that marker names, reads them.)
-    """
-    markers = format_markers()
-    return frozenset(
-        token
-        for fmt in formats().values()
-        for token in fmt.stray_tokens
-        if not any(marker.startswith(token) or token.startswith(marker) for marker in markers)
-    )
+__all__ = ["TOOL_CALL", "TOOL_CALL_FORMATS", "SniffingParser", "family_parser", "tool_call_flavour"]
 
 
 class _State(enum.IntEnum):
     TEXT = 0
     TOOL_CALL = enum.auto()  # after <tool_call>: the next characters tell the format
+    TOOL_TAG = enum.auto()  # inside a tool's tag: a call, or text after all
     FORMAT = enum.auto()  # recognised: the format's parser reads everything
 
 
 # Module names for the members: looking a member up on its enum class runs Python code.
-_TEXT, _TOOL_CALL, _FORMAT = _State
+_TEXT, _TOOL_CALL, _TOOL_TAG, _FORMAT = _State
+
+_Tables = tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...], frozenset[str]]
 
 
-@functools.cache
-def _tables() -> tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...]]:
-    # Built on first use, once every format is registered.
-    return marker_tables(
-        _State, {_TEXT: (*format_markers(), TOOL_CALL)}, strays={_TEXT: stray_tokens()}
-    )
+@functools.lru_cache(maxsize=256)  # a client sends the same tools with every request
+def _tables(default: str | None, tags: tuple[str, ...]) -> _Tables:
+    """The sniffer's search and stray tables for a family and the request's tool tags, and
+    the prefixes of the markers a pause may fall inside (spelled over several tokens)."""
+    family = family_of(default)
+    markers = [*([TOOL_CALL] if family.judges_tool_call else []), *family.targets]
+    tags = tuple(t for t in tags if not clashes(t, markers)) if family.reads_tool_tags else ()
+    markers += tags
+    strays = [s for s in family.strays if not clashes(s, markers)]
+    searches, stray_table = marker_tables(_State, {_TEXT: markers}, strays={_TEXT: strays})
+    spelled = frozenset(m[:i] for m in (*family.spelled, *tags) for i in range(1, len(m)))
+    return searches, stray_table, spelled
 
 
 _GLM_NAME = re.compile(r'[^\s<>{}"]+')
@@ -100,17 +89,38 @@ def tool_call_flavour(text: str, start: int, final: bool) -> str | None:
     return "glm45" if marker else ""
 
 
+def family_parser(provider: str, context: ParserContext) -> ToolCallParser:
+    """The parser of a stream whose model name picks format ``provider``, under ``auto``: its
+    family's markers choose the format, ``provider`` the default. When there is nothing to
+    choose (no other format in the family, no tool to find tags of), its parser does not tell
+    what it looks for in plain text, or it starts inside a reasoning block, the format's
+    parser."""
+    family = family_of(provider)
+    alone = family.alone and not (family.reads_tool_tags and context.tools)
+    # A default that reads a reasoning block its template opened (Kimi K3's think channel)
+    # reads the stream from its start: it begins inside that block, not in plain text.
+    opened = context.thinking_opened and formats()[provider].reads_reasoning
+    if alone or opened or not family.default_known:
+        return create_parser(provider, context)
+    return SniffingParser(context, family)
+
+
 class SniffingParser:
     """Reads plain text until a marker names the format (``_Sniffer``); from there on, every
     delta goes straight to that format's parser."""
 
     # Every character any parser it may hand over to treats as a possible markup start (this
-    # module is imported after every other format's).
+    # module is imported after every other format's); a family's own are fewer.
     TRIGGERS = "".join(sorted({c for fmt in formats().values() for c in fmt.triggers or ""}))
 
-    def __init__(self, context: ParserContext) -> None:
-        self._sniffer = _Sniffer(context)
+    def __init__(self, context: ParserContext, family: Family | None = None) -> None:
+        family = family or family_of(None)
+        self.TRIGGERS = family.triggers
+        self._sniffer = _Sniffer(context, family)
         self._format: ToolCallParser | None = None
+        # The parser class of the format the name picks: what a format-specific rule (the
+        # form of call ids) asks of before a marker decides.
+        self._default = None if family.default is None else formats()[family.default].parser
 
     @property
     def detected(self) -> str | None:
@@ -132,7 +142,7 @@ class SniffingParser:
     # once there is one (see ``ToolCallParser``).
     @property
     def ID_STYLE(self) -> str | None:  # the attribute name the parsers share
-        style = getattr(self._sniffer.format, "ID_STYLE", None)
+        style = getattr(self._sniffer.format or self._default, "ID_STYLE", None)
         return style if isinstance(style, str) else None
 
     @property
@@ -157,17 +167,21 @@ class SniffingParser:
 
 class _Sniffer(StreamParser):
     """Plain text up to the first marker that names a format (a stray special token of any
-    format dropped); the format's parser reads everything from that marker on."""
+    member dropped); the format's parser reads everything from that marker on. A tool's tag
+    is read as one call (or text) by a ``QwenXmlParser`` under the tool-tag rule."""
 
-    TRIGGERS = SniffingParser.TRIGGERS
-
-    def __init__(self, context: ParserContext) -> None:
-        self._searches, self._strays = _tables()
+    def __init__(self, context: ParserContext, family: Family) -> None:
+        self._family = family
+        self.TRIGGERS = family.triggers
+        self._searches, self._strays, self._spelled = _tables(
+            family.default, tool_tags(context) if context.tools else ()
+        )
         super().__init__(context)
         self._state = _TEXT
         #: The recognised format's parser.
         self.format: ToolCallParser | None = None
         self.detected: str | None = None
+        self._tags: QwenXmlParser | None = None  # made at the first tool's tag
 
     def _held_markup(self) -> int:
         state = self._state
@@ -179,35 +193,58 @@ class _Sniffer(StreamParser):
 
     @property
     def held_arguments(self) -> int:
-        return int(getattr(self.format, "held_arguments", 0))
+        tags = 0 if self._tags is None else self._tags.held_arguments
+        return tags + int(getattr(self.format, "held_arguments", 0))
 
     @property
     def text_fallbacks(self) -> int:
-        return int(getattr(self.format, "text_fallbacks", 0))
+        tags = 0 if self._tags is None else self._tags.text_fallbacks
+        return self._given_back + tags + int(getattr(self.format, "text_fallbacks", 0))
 
     def _more_strays(self) -> int:
         return int(getattr(self.format, "strays", 0))
 
     def release(self) -> list[Event]:
-        """The recognised format's ``release``; nothing before one is (markers of formats
-        spelled over several tokens may be what is held)."""
+        """The recognised format's ``release``; before one, a held marker start that only a
+        special token could complete (never the start of a marker spelled over several
+        tokens, which may continue after the pause)."""
         release = getattr(self.format, "release", None)
-        return release() if release is not None else []
+        if release is not None:
+            return release()  # type: ignore[no-any-return]
+        pending = self._pending
+        if self._state is not _TEXT or not pending or pending in self._spelled:
+            return []
+        self._pending = ""
+        return [Text(pending)]
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
-        if marker == TOOL_CALL:
+        if marker == TOOL_CALL and self._family.judges_tool_call:
             self._state = _TOOL_CALL
-        else:
-            self._recognised(format_markers()[marker], marker, out)
+            return
+        provider = self._family.targets.get(marker)
+        if provider is not None:
+            self._recognised(provider, marker, out)
+            return
+        if self._tags is None:  # a tool's tag
+            self._tags = QwenXmlParser(self._context, tool_tag_rule=True)
+        self._tags.open_call(marker)
+        self._state = _TOOL_TAG
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
+        state = self._state
+        if state is _TOOL_TAG:
+            assert self._tags is not None
+            after = self._tags.read_call(buf, pos, out, final)
+            if not self._tags.in_call:
+                self._state = _TEXT
+            return after
         if self.format is not None:  # FORMAT: the rest of the delta the marker came in
             out.extend(self.format.feed(buf[pos:]))
             return len(buf)
         provider = tool_call_flavour(buf, pos, final)  # TOOL_CALL
         if provider is None:  # more text decides
             return None
-        if provider:
+        if provider in self._family.members:
             self._recognised(provider, TOOL_CALL + buf[pos:], out)
             return len(buf)
         out.append(Text(TOOL_CALL))  # this <tool_call> is text; keep looking after it
@@ -222,8 +259,13 @@ class _Sniffer(StreamParser):
         out.extend(self.format.feed(markup))
 
     def _close(self, out: list[Event]) -> None:
-        if self._state is _TOOL_CALL:  # nothing after it: text
+        state = self._state
+        if state is _TOOL_CALL:  # nothing after it: text
             out.append(Text(TOOL_CALL))
+            self._state = _TEXT
+        elif state is _TOOL_TAG:
+            assert self._tags is not None
+            out.extend(self._tags.finish())  # unfinished: text
             self._state = _TEXT
         if self.format is not None:
             out.extend(self.format.finish())

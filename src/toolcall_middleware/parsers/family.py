@@ -1,0 +1,120 @@
+"""A model family's formats, and the markers that tell them apart in a stream.
+
+Under ``provider="auto"`` the model name picks a format (``descriptor.format_for_model``), and a
+``SniffingParser`` reads the stream over that format's family (``descriptor.family_members``).
+It passes plain text on until a marker decides which format reads the rest, in this order:
+
+1. ``<tool_call>``, when members besides the default write it: what follows it says which;
+2. a marker the default format (the name's) looks for in plain text: the default reads on;
+3. another member's own markers (its ``sniff_markers``): that member reads on;
+4. a tag named after an offered tool (the formats of every family, ``qwen_xml``): read as one
+   call under the tool-tag rule, then plain text again.
+
+A marker that begins, or is begun by, one earlier in that order is left out (a search takes the
+shorter as soon as it is whole). A stray special token of any member is dropped. With no
+default (``provider="sniff"``, and ``auto`` for a name no rule matches) the family is every
+format, and only markers decide.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from . import create_parser
+from .base import ParserContext
+from .descriptor import EVERY_FAMILY, Format, family_members, formats
+from .driver import plain_text_markers
+
+TOOL_CALL = "<tool_call>"
+#: The formats a ``<tool_call>`` may open: the characters after it tell them apart.
+TOOL_CALL_FORMATS = ("hermes", "qwen3_coder", "glm45")
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """The formats a stream's markers may choose between, and the one the name chose."""
+
+    members: tuple[str, ...]
+    #: The format the model name picks (``None``: none; plain text until a marker decides).
+    default: str | None
+    #: The markers that decide, each with the format that reads on from it.
+    targets: Mapping[str, str]
+    #: ``<tool_call>`` is judged by what follows it (``tool_call_flavour``).
+    judges_tool_call: bool
+    #: Special tokens of the members with no place in plain text (dropped, counted).
+    strays: frozenset[str]
+    #: Tags named after offered tools are calls under the tool-tag rule.
+    reads_tool_tags: bool
+    #: No member but the default and the formats of every family.
+    alone: bool
+    #: What the default looks for in plain text is known (its parser runs on the shared
+    #: driver); when it is not, the default reads the whole stream.
+    default_known: bool
+    #: Markers spelled over several tokens (a pause may fall inside one).
+    spelled: tuple[str, ...]
+    #: Every character any member's markup may start with (see ``ToolCallParser``).
+    triggers: str
+    #: Some member's markers are special tokens, whose held start a pause gives back.
+    releases_text: bool
+
+
+def _arrives_whole(fmt: Format) -> bool:
+    return getattr(fmt.parser, "MARKERS_ARRIVE_WHOLE", False) is True
+
+
+def clashes(marker: str, kept: Iterable[str]) -> bool:
+    """Whether ``marker`` begins, or is begun by, one of ``kept``."""
+    return any(marker.startswith(k) or k.startswith(marker) for k in kept)
+
+
+@functools.cache
+def family_of(provider: str | None) -> Family:
+    """The family of format ``provider``, with it as the default; ``None``: every format."""
+    if provider is None:
+        default = None
+        members = tuple(formats().values())
+    else:
+        default = formats()[provider]
+        members = family_members(default)
+    writers = {m.name for m in members if m.name in TOOL_CALL_FORMATS}
+    judges = bool(writers) and writers != {provider}
+    first = [TOOL_CALL] if judges else []
+    spelled = (
+        [TOOL_CALL] if judges and not all(_arrives_whole(formats()[w]) for w in writers) else []
+    )
+    targets: dict[str, str] = {}
+
+    def add(markers: Iterable[str], fmt: Format) -> None:
+        for marker in markers:
+            if not clashes(marker, [*first, *targets]):
+                targets[marker] = fmt.name
+                if not _arrives_whole(fmt):
+                    spelled.append(marker)
+
+    strays: set[str] = set()
+    known = True
+    if default is not None:
+        plain = plain_text_markers(create_parser(default.name, ParserContext()))
+        known = plain is not None
+        found, default_strays = plain or ((), frozenset())
+        strays |= default_strays
+        add((m for m in found if m not in default_strays), default)
+    for member in members:
+        add(member.sniff_markers, member)
+        strays.update(member.stray_tokens)
+    kept = [*first, *targets]
+    return Family(
+        members=tuple(m.name for m in members),
+        default=provider,
+        targets=targets,
+        judges_tool_call=judges,
+        strays=frozenset(s for s in strays if not clashes(s, kept)),
+        reads_tool_tags=any(m.family == EVERY_FAMILY for m in members),
+        alone=all(m.name == provider or m.family == EVERY_FAMILY for m in members),
+        default_known=known,
+        spelled=tuple(spelled),
+        triggers="".join(sorted({c for m in members for c in m.triggers or ""})),
+        releases_text=any(_arrives_whole(m) for m in members),
+    )
