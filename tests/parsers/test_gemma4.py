@@ -1,5 +1,5 @@
 """Gemma 4 calls at the parser (the peers' cases through the middleware:
-``tests/test_peer_cases.py``)."""
+``tests/test_peers_flagships.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from parser_helpers import (
     run,
 )
 
-from peer_cases import GEMMA4, PeerCase
+from peers_flagships import GEMMA4, PeerCase
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Reasoning, Text
 from toolcall_middleware.parsers import create_parser
 from toolcall_middleware.parsers.gemma4 import gemma_value, write_calls

@@ -1,12 +1,12 @@
 """InternLM calls at the parser (the peers' cases through the middleware:
-``tests/test_peer_cases.py``)."""
+``tests/test_peers_flagships.py``)."""
 
 from __future__ import annotations
 
 import pytest
 from parser_helpers import any_cut_test, assemble, every_cut_agrees, make_context, run
 
-from peer_cases import INTERNLM2, PeerCase
+from peers_flagships import INTERNLM2, PeerCase
 from toolcall_middleware.events import CallArgs, CallStart
 from toolcall_middleware.parsers import create_parser
 

@@ -1,6 +1,6 @@
 """Kimi K3 channels: the peers' cases (SGLang's and vLLM's K3 tests, rtp-llm's K3 renderer
 tests) and our own, at the parser. The reasoning split of the think channel and the middleware
-under ``provider="auto"`` are in ``tests/test_peer_cases.py``."""
+under ``provider="auto"`` are in ``tests/test_peers_flagships.py``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from parser_helpers import (
     run,
 )
 
-from peer_cases import K3_LEAKED_TOOLS, KIMI_K3, PeerCase, k3_call
+from peers_flagships import K3_LEAKED_TOOLS, KIMI_K3, PeerCase, k3_call
 from toolcall_middleware.events import CallArgs, CallStart, Reasoning, Text
 from toolcall_middleware.parsers import ParserContext, create_parser
 from toolcall_middleware.parsers.kimi_k3 import (

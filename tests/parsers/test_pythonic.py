@@ -1,5 +1,5 @@
 """Pythonic calls at the parser (the peers' cases through the middleware:
-``tests/test_peer_cases.py``)."""
+``tests/test_peers_flagships.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from parser_helpers import (
     run,
 )
 
-from peer_cases import PYTHONIC, PeerCase
+from peers_flagships import PYTHONIC, PeerCase
 from toolcall_middleware.detect import resolve_provider
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import ParserContext, Tool, create_parser

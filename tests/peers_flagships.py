@@ -2,7 +2,7 @@
 
 Inputs and expected calls come from vLLM's ``tests/tool_parsers/*``, SGLang's
 ``test/registered/function_call/*`` and the models' documented markup, written out here by
-hand; ``tests/test_peer_cases.py`` runs every case through the middleware under
+hand; ``tests/test_peers_flagships.py`` runs every case through the middleware under
 ``provider="auto"`` with the family's usual model id, in content and in the reasoning fields,
 cut anywhere. Where our contract differs from a peer's (a cut-off call keeps what arrived, a lone
 ``<|`` is text), the case says what we give and why.

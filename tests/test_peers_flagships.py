@@ -1,6 +1,6 @@
 """The peers' own cases for each new format, through the middleware under ``provider="auto"``.
 
-Every case of ``peer_cases.py`` streams from a scripted upstream, named with the family's usual
+Every case of ``peers_flagships.py`` streams from a scripted upstream, named with the family's usual
 model id, and must assemble to its expected message: its text in ``content``, and again in a
 reasoning field (the calls come out the same, the text stays reasoning), whole, a character per
 delta, and cut anywhere.
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import body_app, chunk, cut_at, message_of, sse, through
-from peer_cases import CASES, KIMI_K3, PeerCase
+from peers_flagships import CASES, KIMI_K3, PeerCase
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import completion_from_sse
 from toolcall_middleware.detect import resolve_provider
