@@ -99,7 +99,8 @@ def measure(deltas: int) -> dict[str, float]:
     chat = ToolCallMiddleware(upstream(events), provider="kimi_k2", metrics=False)
     apps: dict[str, Callable[..., Any]] = {
         "chat": chat,
-        "responses": ResponsesMiddleware(chat, keepalive_interval=0),
+        # (the response store's cost is per request, measured by bench_store.py)
+        "responses": ResponsesMiddleware(chat, keepalive_interval=0, store="off"),
         "anthropic": AnthropicMiddleware(chat, ping_interval=0),
     }
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,9 +49,16 @@ def free_port() -> int:
 
 def npm_install(package: str, version: str) -> Path:
     """The package's directory, installed once per version under the cache."""
-    prefix = CACHE / f"{package.replace('/', '_')}-{version}"
+    return npm_install_all(f"{package.replace('/', '_')}-{version}", [f"{package}@{version}"])
+
+
+def npm_install_all(name: str, specs: list[str]) -> Path:
+    """``node_modules/.bin`` of the packages ``specs`` (``package@version``), installed once
+    together in the cache directory ``name``."""
+    prefix = CACHE / name
     binaries = prefix / "node_modules" / ".bin"
-    if not binaries.is_dir():
+    installed = prefix / "installed"  # written once npm succeeded (some packages have no .bin)
+    if not (installed.is_file() or binaries.is_dir()):
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [
@@ -62,11 +69,12 @@ def npm_install(package: str, version: str) -> Path:
                 "--loglevel=error",
                 "--prefix",
                 str(prefix),
-                f"{package}@{version}",
+                *specs,
             ],
             check=True,
             timeout=900,
         )
+        installed.write_text("\n".join(specs))
     return binaries
 
 
@@ -125,8 +133,13 @@ class Stack:
 
 
 @contextmanager
-def stack(fmt: str, serve_env: Mapping[str, str] | None = None) -> Iterator[Stack]:
-    """Start the scripted upstream writing calls in ``fmt`` and ``toolcall serve`` before it."""
+def stack(
+    fmt: str,
+    serve_env: Mapping[str, str] | None = None,
+    upstream_args: Sequence[str] = (),
+) -> Iterator[Stack]:
+    """Start the scripted upstream writing calls in ``fmt`` (``upstream_args``: more arguments
+    to ``upstream.py``) and ``toolcall serve`` before it."""
     python = sys.executable
     tmp = Path(tempfile.mkdtemp(prefix=f"toolcall-e2e-{fmt}-"))
     home, workdir = tmp / "home", tmp / "work"
@@ -150,6 +163,7 @@ def stack(fmt: str, serve_env: Mapping[str, str] | None = None) -> Iterator[Stac
                     COMMAND,
                     "--log",
                     str(log),
+                    *upstream_args,
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=open(tmp / "upstream.err", "wb"),  # noqa: SIM115

@@ -14,6 +14,8 @@ conversation it carries:
 Formats: ``kimi`` (Kimi K2 special tokens inside ``reasoning_content``), ``qwen3_coder`` (XML in
 ``content``), ``hermes`` (``<tool_call>`` JSON in ``content``), ``native`` (OpenAI
 ``tool_calls``) and ``native_bad_json`` (native ``tool_calls`` whose arguments are not valid JSON).
+``--preamble TEXT`` has the formats that write their calls in ``content`` say ``TEXT`` before
+the call, as models often do (Kimi's call always follows a sentence of reasoning).
 
 Every request body is appended as one JSON line to ``--log`` for the runner to inspect.
 
@@ -120,12 +122,13 @@ def pieces(text: str, size: int = 7) -> list[str]:
 
 
 class ScriptedUpstream:
-    def __init__(self, fmt: str, command: str, log: str | None = None) -> None:
+    def __init__(self, fmt: str, command: str, log: str | None = None, preamble: str = "") -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}")
         self.format = fmt
         self.command = command
         self.log = log
+        self.preamble = preamble
         self.calls = 0
 
     def deltas(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
@@ -164,6 +167,8 @@ class ScriptedUpstream:
             rest = [{"index": 0, "function": {"arguments": p}} for p in pieces(text)]
             return [{"tool_calls": [e]} for e in (first, *rest)], "tool_calls"
         channel, text = markup(self.format, name, arguments)
+        if channel == "content":
+            text = self.preamble + text
         return [{channel: p} for p in pieces(text)], "stop"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -275,10 +280,11 @@ def main() -> None:
     parser.add_argument("--format", choices=FORMATS, default="kimi")
     parser.add_argument("--command", required=True, help="the shell command the model calls")
     parser.add_argument("--log", help="append each request body here (JSON lines)")
+    parser.add_argument("--preamble", default="", help="text before a call written in content")
     args = parser.parse_args()
     import uvicorn
 
-    app = ScriptedUpstream(args.format, args.command, args.log)
+    app = ScriptedUpstream(args.format, args.command, args.log, args.preamble)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")
 
 

@@ -20,6 +20,9 @@ Counters (all ``_total``):
 - ``toolcall_invalid_utf8_bytes_total{api}`` (the API fronts): bytes of upstream text that
   were not UTF-8, each sent to the client as U+FFFD; ``api`` is ``anthropic``, ``responses``
   or ``gemini``.
+- ``toolcall_responses_store_failures_total{backend, operation}``: the Responses front's store
+  failed (``sqlite``, ``redis``; ``write``: a response went unstored, ``read``: a request that
+  needed it got a 503, ``delete``).
 
 ``stage`` is ``stream`` (SSE) or ``json`` (a non-streaming response).
 
@@ -135,6 +138,12 @@ class Metrics:
             ["api"],
             registry=registry,
         )
+        self.store_failures = counter(
+            "toolcall_responses_store_failures",
+            "Responses store operations that failed, by backend and operation",
+            ["backend", "operation"],
+            registry=registry,
+        )
         self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
     def upstream_failure(self, code: str) -> None:
@@ -142,6 +151,9 @@ class Metrics:
 
     def invalid_utf8_bytes(self, api: str, count: int) -> None:
         self.child(self.invalid_utf8, api).inc(count)
+
+    def store_failure(self, backend: str, operation: str) -> None:
+        self.child(self.store_failures, backend, operation).inc()
 
     def report(self, provider: str, stage: str) -> Report:
         return _Report(self, provider, stage)

@@ -64,6 +64,7 @@ def create_proxy_app(
     responses_api = ResponsesMiddleware(
         anthropic_api, ResponsesOptions.build(file=config.front("responses")), metrics=metrics
     )
+    closers.append(responses_api.aclose)  # the response store's connections
     gemini_api = GeminiMiddleware(
         responses_api, GeminiOptions.build(file=config.front("gemini")), metrics=metrics
     )

@@ -65,6 +65,10 @@ class FrontStream(Protocol):
     def error(self, failure: UpstreamFailure) -> Reply:
         """The reply for a failure before anything was streamed."""
 
+    # A front may also have ``async def settle(self) -> Output``: awaited once the answer is
+    # over (not after an ``error`` reply), before the response ends; the bytes it returns are
+    # the stream's last (the Responses front stores the response there).
+
 
 class Translator:
     """Chunk dicts (or a whole completion) in, an API's wire events out; a subclass gives

@@ -376,6 +376,11 @@ class FrontResponder:
     async def _done(self) -> None:
         if self.state == "done":
             return
+        settle = getattr(self.front, "settle", None)  # (``FrontStream``'s optional hook)
+        if settle is not None:
+            self.state = "done"  # nothing more is read from the upstream meanwhile
+            self._hot = None
+            await self._body(await settle())
         if self.streaming:
             self.state = "done"
             self._hot = None

@@ -2,9 +2,11 @@
 
 ``POST /v1/responses`` is validated and translated into a ``POST /v1/chat/completions`` to the
 wrapped app, in process (``core.plumbing``); the answer, SSE or JSON, is translated back as it
-arrives (``core.responder`` with this front's ``ResponsesStream``). Other methods and paths
-under ``/v1/responses/`` answer 404 (nothing is stored); everything else goes to the wrapped
-app, so ``ResponsesMiddleware(ToolCallMiddleware(app))`` serves both APIs.
+arrives (``core.responder`` with this front's ``ResponsesStream``). The response store
+(``store/``) resolves ``previous_response_id`` and ``item_reference`` before the translation,
+keeps each finished response with ``store`` on before its terminal event goes out, and serves
+``GET``/``DELETE`` under ``/v1/responses/``. Everything else goes to the wrapped app, so
+``ResponsesMiddleware(ToolCallMiddleware(app))`` serves both APIs.
 
 Codex may zstd-compress request bodies (its ``features.enable_request_compression``); they are
 decoded within the body limit. Other encodings get a 415.
@@ -27,6 +29,7 @@ from ..core.plumbing import (
     BodyTooLarge,
     ClientGone,
     IntegerOutOfRange,
+    Output,
     Reply,
     Untranslatable,
     decode_request,
@@ -42,6 +45,9 @@ from ..core.responder import FrontResponder
 from .errors import ResponsesError, from_failure, invalid
 from .options import ResponsesOptions
 from .request import RequestOptions, ResponsesRequest, translate_request
+from .store import ResponseKeeper, ResponseStore, Saving, open_store, owner_of
+from .store.conversation import for_own_items
+from .store.routes import serve_stored
 from .stream import ResponseTranslator
 
 if sys.version_info >= (3, 14):
@@ -52,6 +58,8 @@ else:  # the conditional ``backports.zstd`` dependency: compression.zstd before 
 logger = logging.getLogger("toolcall_middleware.responses")
 
 KEEPALIVE = b": keepalive\n\n"
+#: The terminal events of a response the store keeps (a failed one is not kept).
+_KEPT_ENDS = frozenset({"response.completed", "response.incomplete"})
 _DROP_HEADERS = REQUEST_HEADERS | {b"openai-beta", b"session_id", b"originator"}
 
 
@@ -61,7 +69,8 @@ class ResponsesMiddleware:
     Options (keyword, else ``TOOLCALL_RESPONSES_<NAME>`` environment variables): ``model_map``,
     ``default_model``, ``upstream_fields``, ``mid_system``, ``reasoning_as``,
     ``keepalive_interval``, ``responses_path``, ``upstream_path``, ``max_body_bytes``,
-    ``max_upstream_bytes`` (see ``ResponsesOptions``).
+    ``max_upstream_bytes``, ``store``, ``store_ttl``, ``store_max_bytes`` (see
+    ``ResponsesOptions``).
     """
 
     def __init__(
@@ -70,15 +79,21 @@ class ResponsesMiddleware:
         options: ResponsesOptions | None = None,
         *,
         metrics: Metrics | None = None,
+        response_store: ResponseStore | None = None,
         **keywords: Any,
     ) -> None:
         """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
-        its own; none by default)."""
+        its own; none by default). ``response_store``: a ``ResponseStore`` used in place of
+        the one the ``store`` option names."""
         self.app = app
         self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a ResponsesOptions or keyword options, not both")
         self.options = options or ResponsesOptions.build(**keywords)
+        store = response_store or open_store(
+            self.options.store, ttl=self.options.store_ttl, max_bytes=self.options.store_max_bytes
+        )
+        self.keeper = None if store is None else ResponseKeeper(store, metrics=metrics)
         self._path = self.options.responses_path.rstrip("/")
         self._request_options = RequestOptions(
             self.options.model_map,
@@ -100,20 +115,19 @@ class ResponsesMiddleware:
                     await send_reply(send, json_reply(405, error.body(), [(b"allow", b"POST")]))
                 return
             if path.startswith(self._path + "/"):
-                error = ResponsesError(
-                    f"responses are not stored by this server; there is nothing at {scope['path']}",
-                    status=404,
-                    type="invalid_request_error",
-                    code="not_found",
-                )
-                await send_reply(send, json_reply(404, error.body()))
+                await serve_stored(self.keeper, scope, send, path[len(self._path) + 1 :])
                 return
         await self.app(scope, receive, send)
+
+    async def aclose(self) -> None:
+        """Close the store's connections (``toolcall serve`` calls it at shutdown)."""
+        if self.keeper is not None:
+            await self.keeper.aclose()
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         options = self.options
         try:
-            request, upstream_body = await self._translate(scope, receive)
+            request, upstream_body, saving, previous_id = await self._translate(scope, receive)
         except ClientGone:
             return  # nothing to answer, and nothing goes upstream
         except ResponsesError as exc:
@@ -122,7 +136,7 @@ class ResponsesMiddleware:
         info = scope.get("toolcall")  # `toolcall serve`'s access log
         if isinstance(info, dict):
             info["model"] = request.body.get("model")
-        front = ResponsesStream(request, options)
+        front = ResponsesStream(request, options, saving, previous_response_id=previous_id)
         responder = FrontResponder(
             send,
             front,
@@ -142,7 +156,41 @@ class ResponsesMiddleware:
         )
         await responder.run(self.app, target, replay_receive(upstream_body, None, receive))
 
-    async def _translate(self, scope: Scope, receive: Receive) -> tuple[ResponsesRequest, bytes]:
+    async def _translate(
+        self, scope: Scope, receive: Receive
+    ) -> tuple[ResponsesRequest, bytes, Saving | None, str | None]:
+        """The request, its upstream body, what storing its response needs (None: it is not
+        stored), and the response it continues."""
+        doc = await self._read(scope, receive)
+        keeper = self.keeper
+        if keeper is None:
+            request, upstream_body = self._chat_request(doc)
+            request.echo["store"] = False  # nothing is stored here
+            return request, upstream_body, None, None
+        owner = owner_of(scope.get("headers", ()))
+        conversation, response_id = await keeper.resolve(doc, owner)
+        try:
+            request, upstream_body = self._chat_request(conversation.doc)
+        except ResponsesError as exc:
+            raise for_own_items(exc, len(conversation.context)) from None
+        request.echo["store"] = conversation.store
+        saving = Saving(keeper, owner, response_id, conversation) if conversation.store else None
+        return request, upstream_body, saving, conversation.previous_response_id
+
+    def _chat_request(self, doc: Any) -> tuple[ResponsesRequest, bytes]:
+        try:
+            request = translated(
+                lambda: translate_request(doc, self._request_options), ResponsesError
+            )
+        except Untranslatable as exc:
+            raise invalid(str(exc)) from None
+        upstream_body = encode_upstream(request.body) if request is not None else None
+        if request is None or upstream_body is None:
+            raise invalid("request body nests JSON too deeply to translate")
+        return request, upstream_body
+
+    async def _read(self, scope: Scope, receive: Receive) -> Any:
+        """The request's JSON document."""
         limit = self.options.max_body_bytes
         try:
             body = await read_request(receive, limit)
@@ -160,22 +208,11 @@ class ResponsesMiddleware:
                 code="unsupported_content_encoding",
             )
         try:
-            doc = decode_request(body)
+            return decode_request(body)
         except IntegerOutOfRange as exc:
             raise invalid(str(exc), exc.path) from None
         except ValueError as exc:
             raise invalid(f"request body is not valid JSON: {exc}") from None
-        del body
-        try:
-            request = translated(
-                lambda: translate_request(doc, self._request_options), ResponsesError
-            )
-        except Untranslatable as exc:
-            raise invalid(str(exc)) from None
-        upstream_body = encode_upstream(request.body) if request is not None else None
-        if request is None or upstream_body is None:
-            raise invalid("request body nests JSON too deeply to translate")
-        return request, upstream_body
 
 
 def _unzstd(body: bytes, limit: int) -> bytes:
@@ -198,19 +235,63 @@ def _unzstd(body: bytes, limit: int) -> bytes:
 
 class ResponsesStream(EventStream):
     """One response (``core.responder.FrontStream``): events as SSE when the client streams,
-    else the final response object."""
+    else the final response object.
+
+    With ``saving`` (the client asked to store it), a completed or incomplete response is
+    stored in ``settle``, before the responder ends the response, and its terminal event waits
+    until then: it says whether the response was stored (``"store": false`` when the store
+    failed), and a client that goes on at once with ``previous_response_id`` finds it. A failed
+    response is not stored and says so."""
 
     translator: ResponseTranslator
     keeps_events = False  # the result is the translator's response object
 
-    def __init__(self, request: ResponsesRequest, options: ResponsesOptions) -> None:
+    def __init__(
+        self,
+        request: ResponsesRequest,
+        options: ResponsesOptions,
+        saving: Saving | None = None,
+        *,
+        previous_response_id: str | None = None,
+    ) -> None:
         translator = ResponseTranslator(
             request,
             reasoning_as=options.reasoning_as,
+            response_id=None if saving is None else saving.response_id,
+            previous_response_id=previous_response_id,
             max_arguments_bytes=options.max_arguments_bytes,
             max_answer_bytes=options.max_upstream_bytes,
         )
         super().__init__(translator, request.stream)
+        self.saving = saving
+        #: The terminal event held back until the response is stored, and whether it is large.
+        self._held: tuple[tuple[str, dict[str, Any]], bool] | None = None
+
+    def out(self, events: list[tuple[str, dict[str, Any]]]) -> Output:
+        response = self.translator.response
+        if self.saving is None or not events or response is None:
+            return super().out(events)
+        kind = events[-1][0]
+        if kind in _KEPT_ENDS:
+            self._held = (events[-1], self.translator.large)
+            return super().out(events[:-1])  # (``done`` all the same: the answer is over)
+        if kind == "response.failed":
+            response["store"] = False
+        return super().out(events)
+
+    async def settle(self) -> Output:
+        """The responder's hook once the answer is over: store the response, then write the
+        held terminal event (``store`` false if the store failed)."""
+        held, self._held = self._held, None
+        response, saving = self.translator.response, self.saving
+        if saving is not None and response is not None and response["status"] != "failed":
+            large = self.translator.large_output
+            if not await saving.save(response, large=large):
+                response["store"] = False
+        if held is None or not self.stream:
+            return b""
+        event, self.translator.large = held
+        return super().out([event])
 
     def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
         return self.translator.fail(failure)
@@ -229,6 +310,8 @@ class ResponsesStream(EventStream):
         if failure.kind == "context_length" and self.stream:
             # Codex recognises a full context only inside response.failed.
             events = self.translator.start() + self.translator.fail(failure)
+            if self.saving is not None and self.translator.response is not None:
+                self.translator.response["store"] = False  # a failed response is not stored
             return Reply(200, self.encode(events), tuple(SSE_HEADERS))
         error = from_failure(failure)
         extra = [(b"retry-after", failure.retry_after)] if failure.retry_after else []

@@ -7,10 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from ...config import ConfigError
 from ..core import options as core_options
+from ..core.numbers import is_int
 from ..core.options import FrontOptions
 from ..core.responder import MAX_UPSTREAM_BYTES
 from ..core.system import MID_SYSTEM, MidSystem
+from .store.base import DEFAULT_MAX_BYTES, DEFAULT_STORE, DEFAULT_TTL, check_spec
 
 FRONT = "responses"
 ENV_PREFIX = core_options.env_prefix(FRONT)
@@ -44,14 +47,30 @@ class ResponsesOptions(FrontOptions):
     max_body_bytes: int = DEFAULT_MAX_BODY
     #: The largest upstream JSON body, SSE event or tool-call arguments held.
     max_upstream_bytes: int = MAX_UPSTREAM_BYTES
+    #: Where responses are kept for ``previous_response_id``, ``item_reference`` and
+    #: ``GET /v1/responses/{id}``: ``sqlite`` (a file at the default path, shared by the
+    #: workers of one ``toolcall serve``), ``sqlite:PATH``, ``redis://…`` (shared by replicas;
+    #: the ``redis`` extra) or ``off`` (docs/responses-store.md).
+    store: str = DEFAULT_STORE
+    #: Seconds a stored response is kept.
+    store_ttl: float = DEFAULT_TTL
+    #: The most bytes the stored responses may take; past it the oldest are evicted.
+    store_max_bytes: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:
         interval = core_options.check_interval("keepalive_interval", self.keepalive_interval)
         object.__setattr__(self, "keepalive_interval", interval)
+        if is_int(self.store_ttl):
+            object.__setattr__(self, "store_ttl", float(self.store_ttl))
 
     def check_own(self) -> None:
         core_options.check_choice("mid_system", self.mid_system, MID_SYSTEM)
         core_options.check_choice("reasoning_as", self.reasoning_as, REASONING_AS)
+        check_spec(self.store)
+        ttl = self.store_ttl
+        if not isinstance(ttl, float) or not 0 < ttl < float("inf"):
+            raise ConfigError("store_ttl must be a positive number of seconds")
+        core_options.check_positive_int("store_max_bytes", self.store_max_bytes)
 
 
 ResponsesOptions.PARSERS = {
@@ -65,4 +84,7 @@ ResponsesOptions.PARSERS = {
     "upstream_path": str,
     "max_body_bytes": int,
     "max_upstream_bytes": int,
+    "store": str,
+    "store_ttl": core_options.parse_float,
+    "store_max_bytes": int,
 }

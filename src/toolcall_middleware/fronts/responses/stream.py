@@ -59,10 +59,12 @@ class ResponseTranslator(Translator):
         *,
         reasoning_as: str = "content",
         response_id: str | None = None,
+        previous_response_id: str | None = None,
         max_arguments_bytes: int = MAX_ARGUMENTS_BYTES,
         max_answer_bytes: int | None = None,
     ) -> None:
         self.request = request
+        self.previous_response_id = previous_response_id
         self.reasoning_as = reasoning_as
         #: The type of each kind of item's delta events.
         self._delta_types = items.delta_types(reasoning_as)
@@ -437,7 +439,7 @@ class ResponseTranslator(Translator):
             **self.request.echo,
             "error": error,
             "incomplete_details": incomplete,
-            "previous_response_id": None,
+            "previous_response_id": self.previous_response_id,
             "truncation": "disabled",
             "usage": usage,
         }
