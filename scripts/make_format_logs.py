@@ -63,7 +63,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 
 # Special tokens arrive whole; other text as word pieces, digits, spaces and punctuation.
 _SPECIAL = (
-    r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
+    r"<\|[a-z_]+\|>|<\|[a-z_]+>|<[a-z_]+\|>|<\|\"\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
     r"|</arg_value>"
 )
@@ -506,6 +506,165 @@ scenario(
     reasoning_markup="<|start|>assistant<|channel|>commentary to=functions.bash <|constrain|>json"
     '<|message|>{"command": "df -h"}<|call|>',
     reasoning_calls=[call("bash", '{"command": "df -h"}')],
+)
+
+# --- kimi_k3: Kimi K3 channels (special tokens kept: skip_special_tokens false) ----------
+K3_OPEN, K3_CLOSE, K3_SEP = "<|open|>", "<|close|>", "<|sep|>"
+
+
+def k3(kind: str, name: str, attributes: str = "") -> str:
+    """A K3 channel marker: ``<|open|>NAME attrs<|sep|>`` or ``<|close|>NAME<|sep|>``."""
+    return (K3_OPEN if kind == "open" else K3_CLOSE) + name + attributes + K3_SEP
+
+
+def k3_argument(key: str, kind: str, value: str) -> str:
+    return k3("open", "argument", f' key="{key}" type="{kind}"') + value + k3("close", "argument")
+
+
+K3_MODEL = "moonshotai/Kimi-K3"
+scenario(
+    "kimi_k3",
+    K3_MODEL,
+    ("get_weather", "get_time", "write_file"),
+    what="Kimi K3 without a reasoning parser: the template opened the think channel",
+    content="The user wants Tokyo's weather & the time; two calls, then a note."
+    + k3("close", "think")
+    + k3("open", "response")
+    + "Checking both <now>."
+    + k3("close", "response")
+    + k3("open", "tools")
+    + k3("open", "call", ' tool="get_weather" index="1"')
+    + k3_argument("city", "string", "Tokyo")
+    + k3_argument("days", "number", "3")
+    + k3("close", "call")
+    + k3("open", "call", ' tool="get_time" index="2"')
+    + k3("close", "call")
+    + k3("open", "call", ' tool="write_file" index="3"')
+    + k3_argument("path", "string", "notes/a&b.md")
+    + k3_argument("content", "string", '# Plan\n\n- ask "why"\n')
+    + k3_argument("overwrite", "boolean", "true")
+    + k3("close", "call")
+    + k3("close", "tools")
+    + k3("close", "message"),
+    content_text="Checking both <now>.",
+    content_reasoning="The user wants Tokyo's weather & the time; two calls, then a note.",
+    content_calls=[
+        call("get_weather", args(city="Tokyo", days=3)),
+        call("get_time", "{}"),
+        call(
+            "write_file",
+            args(path="notes/a&b.md", content='# Plan\n\n- ask "why"\n', overwrite=True),
+        ),
+    ],
+    reasoning_model=K3_MODEL,
+    # vLLM's kimi_k3 reasoning parser without its tool parser: the model opened its tools
+    # channel before closing the think channel, so all of it streams as reasoning.
+    thinking="I should list the files first.\n",
+    reasoning_markup=k3("open", "tools")
+    + k3("open", "call", ' tool="write_file" index="1"')
+    + k3_argument("path", "string", "ls.txt")
+    + k3_argument("content", "string", "x")
+    + k3("close", "call")
+    + k3("close", "tools"),
+    reasoning_calls=[call("write_file", args(path="ls.txt", content="x"))],
+    reasoning_fields=("reasoning", "reasoning_content"),
+)
+
+# --- gemma4: Gemma 4 (special tokens kept: skip_special_tokens false) -------------------
+G4_Q = '<|"|>'
+GEMMA_MODEL = "google/gemma-4-31B-it"
+scenario(
+    "gemma4",
+    GEMMA_MODEL,
+    ("search", "get_weather"),
+    what="Gemma 4 with its thought channel in content",
+    content="<|channel>thought\nSearch first, then the weather; both in one turn.<channel|>"
+    "On it: {searching, then checking}."
+    f'<|tool_call>call:search{{query:{G4_Q}rust, async: "tokio" vs {{smol}}{G4_Q},'
+    f"filters:{{year:2025,lang:{G4_Q}en{G4_Q}}},tags:[{G4_Q}rust{G4_Q},{G4_Q}async{G4_Q}]}}"
+    "<tool_call|>"
+    f"<|tool_call>call:get_weather{{city:{G4_Q}Zürich{G4_Q},days:3,units:null}}<tool_call|>"
+    "<|tool_response>",
+    content_text="On it: {searching, then checking}.",
+    content_reasoning="Search first, then the weather; both in one turn.",
+    content_calls=[
+        call(
+            "search",
+            args(
+                query='rust, async: "tokio" vs {smol}',
+                filters={"year": 2025, "lang": "en"},
+                tags=["rust", "async"],
+            ),
+        ),
+        call("get_weather", args(city="Zürich", days=3, units=None)),
+    ],
+    reasoning_model="google/gemma-4-26B-A4B-it",
+    thinking="The user wants Oslo; one call.\n",
+    reasoning_markup=f"<|tool_call>call:get_weather{{city:{G4_Q}Oslo{G4_Q}}}<tool_call|>",
+    reasoning_calls=[call("get_weather", args(city="Oslo"))],
+    answer="Checking Oslo.",
+)
+
+# --- pythonic: Llama 4 (a Python list of calls) -----------------------------------------
+scenario(
+    "pythonic",
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    ("get_weather", "get_time", "search"),
+    what="Llama 4 pythonic calls between <|python_start|> and <|python_end|>",
+    content="<|python_start|>[get_weather(city='Lisbon', days=2, units=None), get_time(), "
+    "search(query=\"it's [not] (a) list\", filters={'year': 2025, 'strict': True}, "
+    "tags=('a', 'b'))]<|python_end|>",
+    content_text="",
+    content_calls=[
+        call("get_weather", args(city="Lisbon", days=2, units=None)),
+        call("get_time", "{}"),
+        call(
+            "search",
+            args(
+                query="it's [not] (a) list", filters={"year": 2025, "strict": True}, tags=["a", "b"]
+            ),
+        ),
+    ],
+    reasoning_model="meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+    thinking="A list like [1, 2] is not a call; the weather needs one.\n",
+    reasoning_markup="[get_weather(city='Porto')]",
+    reasoning_calls=[call("get_weather", args(city="Porto"))],
+)
+
+# --- olmo3: Olmo 3 (pythonic calls, one per line, in <function_calls>) ---------------------
+scenario(
+    "olmo3",
+    "allenai/Olmo-3-7B-Instruct",
+    ("get_weather", "bash"),
+    what="Olmo 3 pythonic calls in <function_calls>, one per line, JSON literals",
+    content="I'll look both up.\n<function_calls>get_weather(city='Boston', days=2, units=null)\n"
+    'bash(command="grep -rn \\"TODO\\" src/", timeout=None)</function_calls>',
+    content_text="I'll look both up.\n",
+    content_calls=[
+        call("get_weather", args(city="Boston", days=2, units=None)),
+        call("bash", args(command='grep -rn "TODO" src/', timeout=None)),
+    ],
+    reasoning_model="allenai/Olmo-3-32B-Think",
+    thinking="The user wants the weather in Denver.\n",
+    reasoning_markup="<function_calls>get_weather(city='Denver')</function_calls>",
+    reasoning_calls=[call("get_weather", args(city="Denver"))],
+)
+
+# --- internlm: InternLM2.5 (JSON after <|action_start|><|plugin|>) -------------------------
+scenario(
+    "internlm",
+    "internlm/internlm2_5-7b-chat",
+    ("get_weather", "bash"),
+    what="InternLM2.5 JSON calls between <|action_start|><|plugin|> and <|action_end|>",
+    content="Let me check the weather first.<|action_start|><|plugin|>\n"
+    '{"name": "get_weather", "parameters": {"city": "Shanghai", "days": 2}}<|action_end|>',
+    content_text="Let me check the weather first.",
+    content_calls=[call("get_weather", '{"city": "Shanghai", "days": 2}')],
+    reasoning_model="internlm/internlm3-8b-instruct",
+    thinking="I should list the directory.\n",
+    reasoning_markup='<|action_start|><|plugin|>{"name": "bash", "arguments": {"command": "ls"}}'
+    "<|action_end|>",
+    reasoning_calls=[call("bash", '{"command": "ls"}')],
 )
 
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser

@@ -92,6 +92,7 @@ HUB_MODELS = {
         "qwen3-coder-plus",
         "Qwen/Qwen3.5-397B-A17B",
         "qwen3.5-plus",
+        "XiaomiMiMo/MiMo-V2-Flash",  # MiMo writes Qwen3-Coder's XML
     ],
     "deepseek": [
         "deepseek-ai/DeepSeek-V3",
@@ -159,7 +160,40 @@ HUB_MODELS = {
         "gpt-oss:20b",
         "unsloth/gpt-oss-20b-GGUF",
     ],
-    "openai": ["gpt-4o", "gpt-4.1-mini", "o3-mini", "claude-sonnet-4-5", "gemini-2.5-pro"],
+    "kimi_k3": [
+        "moonshotai/Kimi-K3",
+        "moonshotai/kimi-k3:free",
+        "kimi-k3-thinking",
+        "Moonshot-K3",
+        "k3",
+        "Kimi K3 Qwen distill",  # Kimi's own line before Qwen
+    ],
+    "gemma4": [
+        "google/gemma-4-31B-it",
+        "google/gemma-4-26B-A4B-it",
+        "google/gemma-4-E4B-it",
+        "gemma4:27b",
+    ],
+    "pythonic": [
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+        "meta-llama/llama-4-maverick",
+        "llama4:scout",
+    ],
+    "olmo3": ["allenai/Olmo-3-7B-Instruct", "allenai/Olmo-3-32B-Think", "olmo3:7b"],
+    "internlm": [
+        "internlm/internlm2_5-7b-chat",
+        "internlm/internlm3-8b-instruct",
+        "internlm/internlm2-chat-20b",
+    ],
+    "openai": [
+        "gpt-4o",
+        "gpt-4.1-mini",
+        "o3-mini",
+        "claude-sonnet-4-5",
+        "gemini-2.5-pro",
+        "google/gemma-3-27b-it",  # no tool tokens before Gemma 4
+    ],
 }
 
 

@@ -14,7 +14,8 @@ from parser_helpers import TOOLS, Result, assemble, cut, normalise
 
 from toolcall_middleware.events import Event
 from toolcall_middleware.parsers import create_parser
-from toolcall_middleware.think import ThinkConfig, ThinkSplit, think_config
+from toolcall_middleware.request import RequestFacts
+from toolcall_middleware.think import ThinkConfig, ThinkSplit, template_opens_think, think_config
 
 AUTO, SPLIT = ThinkConfig(every=False), ThinkConfig(every=True)
 OPENED = ThinkConfig(every=False, opened=True)
@@ -195,3 +196,19 @@ def test_which_models_start_inside_the_block(
     option: str, model: str, config: ThinkConfig | None
 ) -> None:
     assert think_config(option, model) == config
+
+
+def test_a_request_that_turns_thinking_off_starts_outside_the_block() -> None:
+    assert think_config("auto", "deepseek-r1", thinking_off=True) == AUTO
+    facts = RequestFacts.of({"model": "m", "chat_template_kwargs": {"enable_thinking": False}})
+    assert facts.thinking_off
+    assert RequestFacts.of({"chat_template_kwargs": {"thinking": False}}).thinking_off
+    assert not RequestFacts.of({"chat_template_kwargs": {"thinking": True}}).thinking_off
+    assert not RequestFacts.of({"chat_template_kwargs": "x"}).thinking_off
+
+
+def test_a_format_that_reads_its_own_reasoning_block_is_left_to_it() -> None:
+    # Kimi K3's template opens its think channel: the parser is told, the split is not.
+    assert think_config("auto", "moonshotai/Kimi-K3") == AUTO
+    assert template_opens_think("moonshotai/Kimi-K3", thinking_off=False)
+    assert not template_opens_think("moonshotai/Kimi-K3", thinking_off=True)

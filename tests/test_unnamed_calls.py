@@ -183,3 +183,12 @@ def test_a_sole_schemaless_tool_names_the_call_at_once() -> None:
 def test_native_calls_are_not_renamed() -> None:
     calls, _ = assembler(False)
     assert calls.start("", "n1", key=("native", 0), native=True)[0]["function"]["name"] == ""
+
+
+def test_a_name_the_request_offers_is_a_name_however_it_is_spelled() -> None:
+    # Kimi K3 writes names XML-escaped (tool="a&amp;b"): an offered "a&b" is the client's own.
+    calls, report = assembler(False, (*TOOLS, tool("a&b")))
+    header = calls.start("a&b", None)
+    assert header[0]["function"]["name"] == "a&b"
+    assert calls.end() == [{"index": 0, "function": {"arguments": "{}"}}]
+    assert report.reasons == []

@@ -162,7 +162,7 @@ class ToolCallAssembler:
     ) -> list[Entry]:
         out = self.end(key) if key in self._open else []
         call = self._open[key] = _Call(name, call_id, native)
-        if not native and not is_function_name(name):
+        if not native and not is_function_name(name) and not self._offered(name):
             sole = sole_tool(self._tools)
             if sole is None:
                 call.unnamed = True  # held, whole, until its arguments tell its tool
@@ -175,6 +175,11 @@ class ToolCallAssembler:
         elif not call.unnamed:
             out.append(self._header(call))
         return out
+
+    def _offered(self, name: str) -> bool:
+        """A name the request offers a tool by, however it is spelled (``a&b``): the client
+        can run it."""
+        return any(tool.name == name for tool in self._tools)
 
     def is_open(self, key: Hashable = TEXT) -> bool:
         return key in self._open

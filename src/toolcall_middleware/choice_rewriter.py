@@ -13,7 +13,7 @@ around (``text_only``), and whether a cap was passed (``exceeded``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,9 @@ class ChoiceRewriter:
         #: "tool_calls" with every call dropped becomes "stop".
         self.has_calls = False
         self._last_fields: tuple[str, ...] = CONTENT
+        #: The parser's ``upstream_reasoning`` (see ``ToolCallParser``), until the first text
+        #: shows whether the upstream splits reasoning into its own fields.
+        self._first_text: Callable[[], None] | None = getattr(parser, "upstream_reasoning", None)
 
     def text(self, fields: tuple[str, ...], text: str) -> Delta | Piece | list[Delta] | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
@@ -105,6 +108,8 @@ class ChoiceRewriter:
         for the usual cases), the deltas that replace it (a list; none: nothing to send), or
         ``None`` when it is unchanged.
         """
+        if self._first_text is not None and text:
+            self._text_begins(fields)
         events = self.parser.feed(text)
         state = self.state
         if self._think is not None:
@@ -203,9 +208,12 @@ class ChoiceRewriter:
                             return spread_choices(choice, [], None)
                         piece = (index, entry["function"]["arguments"])
                         return spread_choices(choice, [piece_delta(piece)], None)
-        texts: list[Fed] = [
-            (f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in text_channels(delta)
-        ]
+        channels = text_channels(delta)
+        if self._first_text is not None:
+            first = next((f for f in channels if delta[f[0]]), None)
+            if first is not None:
+                self._text_begins(first)
+        texts: list[Fed] = [(f, delta[f[0]], self.parser.feed(delta[f[0]])) for f in channels]
         if self._reasoning_fields is not None:
             self._follow_reasoning_fields(delta)
             if self._think is not None:
@@ -310,6 +318,13 @@ class ChoiceRewriter:
         if think.inert:
             self._think = None
         return events
+
+    def _text_begins(self, fields: tuple[str, ...]) -> None:
+        """The choice's first text (not empty): in a reasoning field, the upstream splits
+        reasoning."""
+        hook, self._first_text = self._first_text, None
+        if hook is not None and fields[0] != "content":
+            hook()
 
     def _follow_reasoning_fields(self, delta: dict[str, Any]) -> None:
         """Reasoning split out goes to the field(s) the stream already uses, once it used any."""

@@ -20,6 +20,9 @@ class RequestFacts:
     model: str = ""
     tools: tuple[Tool, ...] = ()
     stream: bool = False
+    #: The request turns the model's thinking off (``chat_template_kwargs`` with ``thinking``
+    #: or ``enable_thinking`` false): its chat template opens no reasoning block.
+    thinking_off: bool = False
 
     @classmethod
     def parse(cls, body: bytes) -> RequestFacts:
@@ -32,14 +35,19 @@ class RequestFacts:
         if payload is None:
             return cls()
         model = payload.get("model")
+        kwargs = payload.get("chat_template_kwargs")
         return cls(
             model=model if isinstance(model, str) else "",
             tools=tools_from_request(payload.get("tools")),
             stream=payload.get("stream") is True,
+            thinking_off=isinstance(kwargs, dict)
+            and (kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False),
         )
 
-    def parser_context(self, unknown_tools: UnknownTools = "forward") -> ParserContext:
-        return ParserContext(self.tools, unknown_tools=unknown_tools)
+    def parser_context(
+        self, unknown_tools: UnknownTools = "forward", thinking_opened: bool = False
+    ) -> ParserContext:
+        return ParserContext(self.tools, unknown_tools, thinking_opened)
 
 
 def decode_request(body: bytes) -> dict[str, Any] | None:

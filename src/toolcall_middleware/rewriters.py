@@ -30,7 +30,7 @@ from .parsers.unknown_tools import apply_unknown_tools
 from .repair_log import RepairLog
 from .request import RequestFacts
 from .sse_rewriter import SSERewriter
-from .think import think_config
+from .think import template_opens_think, think_config
 
 
 class Rewriters:
@@ -55,8 +55,9 @@ class Rewriters:
         self._by_family = provider.by_family
         self._request = request
         self._debug = debug
-        self._context = request.parser_context(options.unknown_tools)
-        self._think = think_config(options.think_tags, request.model)
+        self._think = think_config(options.think_tags, request.model, request.thinking_off)
+        opened = template_opens_think(request.model, request.thinking_off)
+        self._context = request.parser_context(options.unknown_tools, opened)
         self.stream_report = _report(metrics, provider.name, "stream")
         #: What happens to a JSON body, rewritten or not, is counted here.
         self.json_report = _report(metrics, provider.name, "json")

@@ -8,8 +8,10 @@ whitespace right after them are framing. Cut anywhere, the same content gives th
 - ``think_tags="auto"`` (the default) splits the block the content starts with: a thinking
   model thinks first. A model whose chat template opens the block (declared in the format
   descriptors: DeepSeek R1, QwQ, the Qwen3 Thinking models) writes only ``</think>``: its
-  content starts inside the block. A tag later in an answer is text the model wrote.
-  ``split`` splits every block, wherever it is; ``keep`` none.
+  content starts inside the block (unless the request turned thinking off). A tag later in
+  an answer is text the model wrote. ``split`` splits every block, wherever it is; ``keep``
+  none. A format whose parser reads its own reasoning block (Kimi K3's think channel) is left
+  to it, opened or not.
 - A tool call that opens inside an unclosed block ends the reasoning there (Kimi K2 writes its
   tool section inside its thinking); the block's ``</think>`` after it, or a tag with no
   place, is a stray: dropped and counted.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from .events import CallStart, Event, Reasoning, Text
 from .parsers.base import MarkerSearch
-from .parsers.descriptor import thinking_opened
+from .parsers.descriptor import reads_reasoning, thinking_opened
 from .parsers.driver import literal_at, skip_space
 
 OPEN = "<think>"
@@ -43,11 +45,19 @@ class ThinkConfig:
     opened: bool = False
 
 
-def think_config(think_tags: str, model: str) -> ThinkConfig | None:
-    """The split for a response from ``model``, or ``None`` when its content is kept as is."""
+def think_config(think_tags: str, model: str, thinking_off: bool = False) -> ThinkConfig | None:
+    """The split for a response from ``model``, or ``None`` when its content is kept as is.
+    ``thinking_off``: the request turned thinking off, so no template opened a block."""
     if think_tags == "keep":
         return None
-    return ThinkConfig(every=think_tags == "split", opened=thinking_opened(model))
+    opened = template_opens_think(model, thinking_off) and not reads_reasoning(model)
+    return ThinkConfig(every=think_tags == "split", opened=opened)
+
+
+def template_opens_think(model: str, thinking_off: bool) -> bool:
+    """Whether the chat template opened ``model``'s reasoning block for this request (a
+    format's own block, or ``<think>``): its text starts inside it."""
+    return not thinking_off and thinking_opened(model)
 
 
 class _State(enum.Enum):

@@ -86,8 +86,9 @@ def test_markup_of_another_family_is_text() -> None:
 
 
 def test_a_family_with_nothing_to_choose_is_its_formats_parser() -> None:
-    assert type(family_parser("kimi_k2", ParserContext())).__name__ == "KimiK2Parser"
-    assert isinstance(family_parser("kimi_k2", TOOLS), SniffingParser)  # tool tags to look for
+    assert type(family_parser("glm45", ParserContext())).__name__ == "Glm45Parser"
+    assert isinstance(family_parser("glm45", TOOLS), SniffingParser)  # tool tags to look for
+    assert isinstance(family_parser("kimi_k2", ParserContext()), SniffingParser)  # K2 or K3
     assert isinstance(family_parser("hermes", ParserContext()), SniffingParser)
     # A default whose parser does not tell what it looks for in plain text reads it all.
     assert not family_of("openai").default_known
@@ -182,3 +183,15 @@ def test_the_triggers_a_stream_is_given_keep_their_promise(default: str) -> None
         assert parser.feed("plain words ") == [Text("plain words ")]
         free = "".join(c for c in "more: ok (x) <a> [b] {c}\n" if c not in triggers)
         assert parser.feed(free) == [Text(free)]
+
+
+def test_in_the_kimi_family_the_channels_say_k3() -> None:
+    k3 = formats()["kimi_k3"].write_calls(BASH)  # type: ignore[misc]
+    parser = family_parser("kimi_k2", TOOLS)  # a Kimi name that says nothing of K3
+    result = assemble(normalise(run(parser, [f"Let me look. {k3}"])))
+    assert isinstance(parser, SniffingParser) and parser.detected == "kimi_k3"
+    assert (result.text, result.arguments()) == ("Let me look. ", [{"command": "ls"}])
+    # K3 by name, its template opening the think channel: K3's parser reads from the start.
+    opened = ParserContext(TOOLS.tools, thinking_opened=True)
+    assert type(family_parser("kimi_k3", opened)).__name__ == "KimiK3Parser"
+    assert isinstance(family_parser("kimi_k3", TOOLS), SniffingParser)

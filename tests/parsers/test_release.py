@@ -22,7 +22,13 @@ WHOLE = {
     ),
     "deepseek": ("a <", f"{CALLS_BEGIN}{CALL_BEGIN}get_time{SEP}{{}}{CALL_END_MARKER}"),
     "gpt_oss": ("a <", "<|start|>assistant to=functions.get_time<|message|>{}<|call|>"),
+    "gemma4": ("a <", "<|tool_call>call:get_time{}<tool_call|>"),
     "glm45": ("a <", "<tool_call>get_time</tool_call>"),
+    "kimi_k3": (
+        "a <",
+        '<|open|>tools<|sep|><|open|>call tool="get_time" index="1"<|sep|><|close|>call<|sep|>'
+        "<|close|>tools<|sep|>",
+    ),
     "mistral": ("see [", "[TOOL_CALLS]get_time{}"),
 }
 

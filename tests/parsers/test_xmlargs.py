@@ -111,3 +111,20 @@ def test_any_cut_of_the_values_gives_the_same_json_object(
     pieces = "".join(write([(key, cut(value, cuts)) for key, value in values]))
     assert pieces == whole
     assert whole == "" or isinstance(json.loads(whole), dict)
+
+
+def test_a_verbatim_value_is_exact_and_says_its_own_type() -> None:
+    writer = ArgumentsWriter(TOOL)
+    out: list[Event] = []
+    writer.open("path", out, "string", verbatim=True)  # quote out at once: it streams
+    for piece in ["\n", "null", "\n"]:
+        writer.value(piece, out)
+    writer.open("days", out, "string", verbatim=True)  # the markup's type over the schema's
+    writer.value("7", out)
+    writer.open("flags", out, "array", verbatim=True)
+    writer.value("[1,\n", out)
+    writer.value("2]\n", out)
+    writer.end(out)
+    fragments = [e.fragment for e in out if isinstance(e, CallArgs)]
+    assert fragments[:4] == ['{"path": "', "\\n", "null", "\\n"]
+    assert json.loads("".join(fragments)) == {"path": "\nnull\n", "days": "7", "flags": [1, 2]}

@@ -42,6 +42,11 @@ class ToolCallParser(Protocol):
 
     A parser that holds nothing beyond a marker prefix may omit them all.
 
+    Optionally ``upstream_reasoning() -> None``, called before anything is fed when the
+    choice's first text comes in a reasoning field: the upstream splits reasoning into its own
+    fields, so a reasoning block the chat template opened is not the parser's to read (Kimi
+    K3's think channel; see ``ParserContext.thinking_opened``).
+
     Optionally ``release() -> list[Event]``, called when the stream pauses (a keep-alive, or
     a short silence): the text held in plain text only because it may start a marker, given
     back as ``Text``. Only formats whose markers are single special tokens define it (they set
@@ -82,10 +87,12 @@ UnknownTools = Literal["forward", "drop", "text"]
 
 @dataclass(frozen=True, slots=True)
 class ParserContext:
-    """What a parser may know about the request: the tools it offered."""
+    """What a parser may know about the request: the tools it offered, and whether the chat
+    template opened the model's reasoning block (its text starts inside it: see ``think.py``)."""
 
     tools: tuple[Tool, ...] = ()
     unknown_tools: UnknownTools = "forward"
+    thinking_opened: bool = False
 
     def tool(self, name: str) -> Tool | None:
         for tool in self.tools:

@@ -3,8 +3,8 @@
 A format module builds its parser and then declares a ``Format``: the parser class, its family,
 the model names that pick the format (each rule with its precedence), the markers that name the
 format in a stream, the special tokens its models never write as text, the models whose chat
-template opens a ``<think>`` block, and how the format writes a call (for tests, benchmarks and
-recordings).
+template opens a ``<think>`` block (or the format's own reasoning block, which its parser
+reads), and how the format writes a call (for tests, benchmarks and recordings).
 The registry (``create_parser``, ``providers``), model-name detection (``detect.py``) and marker
 sniffing (``sniff.py``) read these descriptors, so adding a format is its parser module and its
 recordings.
@@ -18,11 +18,23 @@ precedence              formats     why
 ======================  ==========  ==========================================================
 ``FINE_TUNE`` (90)      hermes      a fine-tune family writes its own format whatever its base
                                     (``Hermes-3-Llama-3.1-8B``, ``Hermes-2-Pro-Mistral-7B``)
-``KIMI`` (80)           kimi_k2     Kimi before Qwen before DeepSeek (distills and merges)
+``KIMI_LINE`` (85)      kimi_k3     a Kimi line with a format of its own, before other Kimi
+                                    names (``Kimi-K3`` would be ``kimi_k2`` by ``kimi``)
+``KIMI`` (80)           kimi_k2,    Kimi before Qwen before DeepSeek (distills and merges);
+                        kimi_k3     ``k3`` alone is K3 as ``k2`` alone is K2
 ``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
 ``QWEN`` (70)           hermes
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
+``VENDOR`` (50)         glm45,      a vendor's own format; ``mimo`` picks qwen3_coder, whose
+                        minimax_m2, XML MiMo writes
+                        mistral,
+                        gpt_oss,
+                        gemma4,
+                        olmo3,
+                        internlm,
+                        qwen3_coder
+``LLAMA_LINE`` (45)     pythonic    a Llama line with a format of its own, before the base
+                                    name (``Llama-4-Scout`` would be ``llama3_json``)
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
 ======================  ==========  ==========================================================
 
@@ -38,13 +50,19 @@ family          formats                        how the markers tell them apart
 ==============  =============================  =================================================
 ``qwen``        hermes, qwen3_coder            ``<tool_call>`` then ``{`` (hermes) or
                                                ``<function=`` (qwen3_coder)
-``kimi``        kimi_k2                        their own special tokens
+``kimi``        kimi_k2, kimi_k3               their own special tokens (K3's ``<|open|>``,
+                                               ``<|close|>``)
 ``deepseek``    deepseek                       their own special tokens
 ``glm``         glm45
 ``minimax``     minimax_m2                     their own opening tags
 ``mistral``     mistral
 ``gpt_oss``     gpt_oss
-``llama``       llama3_json
+``llama``       llama3_json, pythonic          ``<|python_tag|>`` (llama3_json); a list of calls
+                                               only where the name's default is pythonic (Llama
+                                               4): pythonic has no marker of its own
+``gemma``       gemma4
+``olmo``        olmo3
+``internlm``    internlm
 ``*`` (every)   qwen_xml                       tags named after an offered tool, under the
                                                rule of ``QwenXmlParser(tool_tag_rule=True)``
 ==============  =============================  =================================================
@@ -62,11 +80,13 @@ if TYPE_CHECKING:
 
 # The precedences of model-name rules (see the table above).
 FINE_TUNE = 90
+KIMI_LINE = 85
 KIMI = 80
 QWEN_LINE = 75
 QWEN = 70
 DEEPSEEK = 60
 VENDOR = 50
+LLAMA_LINE = 45
 BASE = 40
 
 #: The family of formats that follow the prompt rather than the model: members of every family.
@@ -119,9 +139,14 @@ class Format:
     #: counted, never delivered. Tokens that look like text a model may write (``[ARGS]``,
     #: XML tags such as ``</tool_call>``) are not listed: see each parser for those.
     stray_tokens: tuple[str, ...] = ()
-    #: Models whose chat template opens a ``<think>`` block for them: their text starts
-    #: inside it and only ``</think>`` appears (the reasoning split, ``think.py``).
+    #: Models whose chat template opens a ``<think>`` block for them (or the format's own,
+    #: ``reads_reasoning``): their text starts inside it and only its close appears (the
+    #: reasoning split, ``think.py``).
     thinking_opened: tuple[str, ...] = ()
+    #: The parser reads the format's own reasoning block into ``Reasoning`` events (Kimi K3's
+    #: think channel), opened by the template for the ``thinking_opened`` models too (it is
+    #: told by ``ParserContext.thinking_opened``): the reasoning split leaves it to the parser.
+    reads_reasoning: bool = False
     #: How the format writes calls (fixtures for tests, benchmarks and recordings).
     write_calls: CallWriter | None = None
     #: Pieces of the format's markup, for the random-soup property tests.
@@ -190,3 +215,9 @@ def thinking_opened(model: str) -> bool:
     fmt = format_for_model(model)
     lowered = model.lower()
     return fmt is not None and any(name_matches(lowered, p) for p in fmt.thinking_opened)
+
+
+def reads_reasoning(model: str) -> bool:
+    """Whether the format a model name picks reads its own reasoning block (``Format``)."""
+    fmt = format_for_model(model)
+    return fmt is not None and fmt.reads_reasoning

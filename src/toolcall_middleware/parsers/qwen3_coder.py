@@ -1,4 +1,4 @@
-"""Qwen3-Coder / Qwen3.5 XML tool calls (``provider="qwen3_coder"``).
+"""Qwen3-Coder / Qwen3.5 (and MiMo) XML tool calls (``provider="qwen3_coder"``).
 
     <tool_call>
     <function=write_file>
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from ..events import Event
 from .base import MarkerSearch, ParserContext
-from .descriptor import QWEN_LINE, Format, NameRule, raw_values, register
+from .descriptor import QWEN_LINE, VENDOR, Format, NameRule, raw_values, register
 from .driver import OptionalClose, literal_at, search_table, skip_space
 from .xmlargs import XmlCallParser
 
@@ -194,7 +194,11 @@ FORMAT = register(
         "qwen3_coder",
         Qwen3CoderParser,
         family="qwen",
-        model_names=(NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),),
+        model_names=(
+            NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),
+            # Xiaomi's MiMo (MiMo-V2-Flash) writes the same XML.
+            NameRule(("mimo",), VENDOR),
+        ),
         write_calls=write_calls,
         markup_pieces=(
             OPEN,

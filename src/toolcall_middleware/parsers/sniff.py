@@ -92,11 +92,15 @@ def tool_call_flavour(text: str, start: int, final: bool) -> str | None:
 def family_parser(provider: str, context: ParserContext) -> ToolCallParser:
     """The parser of a stream whose model name picks format ``provider``, under ``auto``: its
     family's markers choose the format, ``provider`` the default. When there is nothing to
-    choose (no other format in the family, no tool to find tags of), or its parser does not
-    tell what it looks for in plain text, the format's parser."""
+    choose (no other format in the family, no tool to find tags of), its parser does not tell
+    what it looks for in plain text, or it starts inside a reasoning block, the format's
+    parser."""
     family = family_of(provider)
     alone = family.alone and not (family.reads_tool_tags and context.tools)
-    if alone or not family.default_known:
+    # A default that reads a reasoning block its template opened (Kimi K3's think channel)
+    # reads the stream from its start: it begins inside that block, not in plain text.
+    opened = context.thinking_opened and formats()[provider].reads_reasoning
+    if alone or opened or not family.default_known:
         return create_parser(provider, context)
     return SniffingParser(context, family)
 

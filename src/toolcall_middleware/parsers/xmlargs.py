@@ -19,10 +19,22 @@ class ArgumentsWriter:
     """Turns ``open(key)``, ``value(text)``…, ``close()`` per parameter into JSON fragments.
 
     Exactly one leading and one trailing newline of a value are template framing. A string value
-    that is the literal ``null`` is null: it is held while it could still be that word.
+    that is the literal ``null`` is null: it is held while it could still be that word. A value
+    opened ``verbatim`` (a format that writes each value exactly and says its type) has neither
+    rule: a string is the text as it is, from its first character.
     """
 
-    __slots__ = ("_count", "_held", "_kind", "_newline", "_open", "_quoted", "_seen", "_tool")
+    __slots__ = (
+        "_count",
+        "_held",
+        "_kind",
+        "_newline",
+        "_open",
+        "_quoted",
+        "_seen",
+        "_tool",
+        "_verbatim",
+    )
 
     def __init__(self, tool: Tool | None) -> None:
         self._tool = tool
@@ -33,6 +45,7 @@ class ArgumentsWriter:
         self._newline = False  # a trailing newline held back: framing if the value ends here
         self._quoted = False  # the opening quote of a string value went out
         self._held: list[str] = []  # string: a possible "null"; other types: the whole value
+        self._verbatim = False
 
     @property
     def parameter_open(self) -> bool:
@@ -44,15 +57,24 @@ class ArgumentsWriter:
         trailing newline."""
         return held_size(self._held) + self._newline if self._open else 0
 
-    def open(self, key: str, out: list[Event]) -> None:
+    def open(
+        self, key: str, out: list[Event], kind: str | None = None, verbatim: bool = False
+    ) -> None:
+        """A parameter begins; ``kind``: its JSON type when the markup says it (else the
+        schema's); ``verbatim``: its value is exact (see the class)."""
         if self._open:
             self.close(out)
-        out.append(CallArgs(("{" if self._count == 0 else ", ") + json_string(key) + ": "))
+        head = ("{" if self._count == 0 else ", ") + json_string(key) + ": "
         self._count += 1
         self._open = True
-        self._kind = parameter_type(self._tool, key)
-        self._seen = self._newline = self._quoted = False
+        self._kind = parameter_type(self._tool, key) if kind is None else kind
+        self._newline = False
         self._held = []
+        self._verbatim = verbatim
+        # A verbatim string is open from its first character: its quote goes out now, and its
+        # pieces take the streaming branch of ``value`` (no newline there is framing).
+        self._seen = self._quoted = verbatim and self._kind == STRING
+        out.append(CallArgs(head + '"' if self._quoted else head))
 
     def value(self, text: str, out: list[Event]) -> None:
         if not text or not self._open:
@@ -61,6 +83,12 @@ class ArgumentsWriter:
             # The common case: more of a string value, streaming (a newline at its end may be
             # framing, so that takes the way below).
             out.append(CallArgs(escape_piece(text)))
+            return
+        if self._verbatim:  # all of it is the value, newlines too
+            if self._quoted:
+                out.append(CallArgs(escape_piece(text)))
+            else:
+                self._held.append(text)
             return
         if not self._seen:
             self._seen = True
