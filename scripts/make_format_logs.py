@@ -65,7 +65,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 _SPECIAL = (
     r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
-    r"|</arg_value>"
+    r"|</arg_value>|｜DSML｜"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
@@ -398,6 +398,97 @@ scenario(
     reasoning_calls=[
         call("get_weather", '{"city": "Shenzhen"}'),
         call("get_weather", '{"city": "Wuhan"}'),
+    ],
+)
+
+# --- deepseek_v32 / deepseek_v4: DSML -------------------------------------------------
+DSML = "｜DSML｜"  # DeepSeek's special token (full-width bars), which every DSML tag starts with
+
+
+def dsml_param(key: str, string: bool, value: str, space: str = "") -> str:
+    flag = "true" if string else "false"
+    return (
+        f'<{DSML}{space}parameter name="{key}" string="{flag}">{value}</{DSML}{space}parameter>\n'
+    )
+
+
+def dsml_invoke(name: str, *params: str, space: str = "") -> str:
+    return f'<{DSML}{space}invoke name="{name}">\n{"".join(params)}</{DSML}{space}invoke>\n'
+
+
+def dsml_block(name: str, *invokes: str) -> str:
+    return f"<{DSML}{name}>\n{''.join(invokes)}</{DSML}{name}>"
+
+
+scenario(
+    "deepseek_v32",
+    "deepseek-ai/DeepSeek-V3.2",
+    ("get_weather", "bash"),
+    what="DeepSeek V3.2 DSML (function_calls block, string and JSON parameters)",
+    content="I'll look both up.\n\n"
+    + dsml_block(
+        "function_calls",
+        dsml_invoke(
+            "get_weather", dsml_param("city", True, "Hangzhou"), dsml_param("days", False, "3")
+        ),
+        dsml_invoke(
+            "bash",
+            dsml_param("command", True, 'date -u "+%H:%M"'),
+            dsml_param("timeout", False, "30"),
+        ),
+    ),
+    content_text="I'll look both up.\n\n",
+    content_calls=[
+        call("get_weather", args(city="Hangzhou", days=3)),
+        call("bash", args(command='date -u "+%H:%M"', timeout=30)),
+    ],
+    reasoning_model="deepseek-ai/DeepSeek-V3.2",
+    thinking="Two cities, so two calls; Celsius for the second.\n",
+    reasoning_markup=dsml_block(
+        "function_calls",
+        dsml_invoke("get_weather", dsml_param("city", True, "Shenzhen")),
+        dsml_invoke(
+            "get_weather", dsml_param("city", True, "Wuhan"), dsml_param("units", True, "c")
+        ),
+    ),
+    reasoning_calls=[
+        call("get_weather", args(city="Shenzhen")),
+        call("get_weather", args(city="Wuhan", units="c")),
+    ],
+)
+scenario(
+    "deepseek_v4",
+    "deepseek-ai/DeepSeek-V4-Flash",
+    ("write_file", "bash"),
+    what="DeepSeek V4 DSML (tool_calls block); V4.1's spaced tags and a JSON body in reasoning",
+    content="\n\n"
+    + dsml_block(
+        "tool_calls",
+        dsml_invoke(
+            "write_file",
+            dsml_param("path", True, "notes/todo.md"),
+            dsml_param("content", True, "# TODO\n\n- ship <b>v4</b>\n"),
+            dsml_param("overwrite", False, "false"),
+        ),
+    ),
+    # The blank line V4's template writes before the block is text outside the markup.
+    content_text="\n\n",
+    content_calls=[
+        call(
+            "write_file",
+            args(path="notes/todo.md", content="# TODO\n\n- ship <b>v4</b>\n", overwrite=False),
+        )
+    ],
+    reasoning_model="deepseek-ai/DeepSeek-V4.1-Flash",
+    thinking="List the directory, then count the lines.",
+    reasoning_markup=f"<{DSML} calls>\n"
+    + dsml_invoke("bash", dsml_param("command", True, "ls -la", " "), space=" ")
+    + f'<{DSML} invoke name="bash">\n{{"command": "wc -l *.md", "timeout": 5}}\n</{DSML} invoke>\n'
+    + f"</{DSML} calls>",
+    reasoning_calls=[
+        call("bash", args(command="ls -la")),
+        # A JSON body goes out as the model wrote it.
+        call("bash", '{"command": "wc -l *.md", "timeout": 5}'),
     ],
 )
 

@@ -95,12 +95,25 @@ HUB_MODELS = {
         "deepseek-ai/DeepSeek-R1-0528",
         "deepseek-ai/DeepSeek-V3.1",
         "deepseek-ai/DeepSeek-V3.1-Terminus",
-        "deepseek-ai/DeepSeek-V3.2-Exp",
-        "deepseek-ai/DeepSeek-V3.2",
+        "deepseek-ai/DeepSeek-V3.2-Exp",  # V3.1's markup still
+        "deepseek/deepseek-v3.2-exp",
         "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
         "deepseek/deepseek-chat-v3.1",
         "deepseek-chat",
         "deepseek-reasoner",
+    ],
+    "deepseek_v32": [
+        "deepseek-ai/DeepSeek-V3.2",
+        "deepseek-ai/DeepSeek-V3.2-Speciale",
+        "deepseek/deepseek-v3.2",
+        "deepseek-v3.2:cloud",
+        "accounts/fireworks/models/deepseek-v3p2",
+    ],
+    "deepseek_v4": [
+        "deepseek-ai/DeepSeek-V4-Flash",
+        "deepseek-ai/DeepSeek-V4-Pro",
+        "deepseek-ai/DeepSeek-V4.1-Flash",
+        "deepseek/deepseek-v4-flash",
     ],
     "kimi_k2": [
         "moonshotai/Kimi-K2-Instruct",

@@ -21,6 +21,7 @@ MARKERS = (
     "</tool_call>",
     "<function=",
     "<｜tool",
+    "｜DSML｜",
     "[TOOL_CALLS]",
     "<|python_tag|>",
     "<minimax:tool_call>",

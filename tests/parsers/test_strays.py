@@ -15,6 +15,11 @@ from parser_helpers import TOOLS, assemble, every_cut_agrees, run
 
 from toolcall_middleware.parsers import create_parser, formats
 from toolcall_middleware.parsers.deepseek import CALL_BEGIN, CALL_END_MARKER, CALLS_END, SEP
+from toolcall_middleware.parsers.dsml import CLOSES as DSML_CLOSES
+from toolcall_middleware.parsers.dsml import INVOKE_ENDS as DSML_INVOKE_ENDS
+from toolcall_middleware.parsers.dsml import OPENS as DSML_OPENS
+from toolcall_middleware.parsers.dsml import PARAMETER_ENDS as DSML_PARAMETER_ENDS
+from toolcall_middleware.parsers.dsml import PARAMETERS as DSML_PARAMETERS
 from toolcall_middleware.parsers.kimi_k2 import ARGUMENT_BEGIN
 from toolcall_middleware.parsers.kimi_k2 import CALL_END_MARKER as KIMI_END
 
@@ -34,6 +39,14 @@ STRAYS = {
     "deepseek": (
         f"x{CALLS_END}y{SEP}z{CALL_END_MARKER}"
         f'{CALL_BEGIN}bash{SEP}{{"command": {SEP}"ls"}}{CALL_END_MARKER} w',
+        "xyz w",
+        [BASH],
+        4,
+    ),
+    "deepseek_v32": (
+        f"x{DSML_CLOSES[0]}y{DSML_PARAMETER_ENDS[0]}z{DSML_INVOKE_ENDS[1]}"
+        f'<｜DSML｜invoke name="bash">{DSML_OPENS[1]}{DSML_PARAMETERS[0]} name="command" '
+        f'string="true">ls{DSML_PARAMETER_ENDS[0]}{DSML_INVOKE_ENDS[0]} w',
         "xyz w",
         [BASH],
         4,
@@ -114,6 +127,7 @@ KEPT = {
     "mistral": "usage: run [ARGS] ... [TOOL_CALLS] is a token",
     "llama3_json": "In Python: {'name': 'x'} and <|eom is not a token.",
     "qwen_xml": "<div><b>bold</b></div> and </bash> alone",
+    "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 
 

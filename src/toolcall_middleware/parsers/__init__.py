@@ -64,6 +64,8 @@ register(Format("openai", PassthroughParser))
 # Importing the format modules registers them (sniff last: it reads the others).
 from . import (  # noqa: E402
     deepseek,
+    deepseek_v4,
+    deepseek_v32,
     glm45,
     gpt_oss,
     hermes,
@@ -87,6 +89,8 @@ __all__ = [
     "ToolCallParser",
     "create_parser",
     "deepseek",
+    "deepseek_v4",
+    "deepseek_v32",
     "formats",
     "glm45",
     "gpt_oss",

@@ -20,6 +20,9 @@ precedence              formats     why
 ``KIMI`` (80)           kimi_k2     Kimi before Qwen before DeepSeek (distills and merges)
 ``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
 ``QWEN`` (70)           hermes
+``DEEPSEEK_LINE`` (65)  deepseek_v32, a DeepSeek line with a format of its own, before plain
+                        deepseek_v4,  DeepSeek (``deepseek-v3.2``, ``deepseek-v4``; and
+                        deepseek      ``deepseek-v3.2-exp``, which kept V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
 ``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
@@ -41,6 +44,7 @@ FINE_TUNE = 90
 KIMI = 80
 QWEN_LINE = 75
 QWEN = 70
+DEEPSEEK_LINE = 65
 DEEPSEEK = 60
 VENDOR = 50
 BASE = 40
