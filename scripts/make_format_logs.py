@@ -65,7 +65,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 _SPECIAL = (
     r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
-    r"|</arg_value>|｜DSML｜"
+    r"|</arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
@@ -490,6 +490,43 @@ scenario(
         # A JSON body goes out as the model wrote it.
         call("bash", '{"command": "wc -l *.md", "timeout": 5}'),
     ],
+)
+
+# --- minimax_m3: namespaced XML, nested values ----------------------------------------
+NS = "]<]minimax[>["  # MiniMax M3's namespace token, before every tag
+scenario(
+    "minimax_m3",
+    "MiniMaxAI/MiniMax-M3",
+    ("search", "get_weather"),
+    what="MiniMax M3 (namespaced tags, nested object and array values, think block in content)",
+    content="<mm:think>The user wants async runtimes; search with a filter.\n</mm:think>\n\n"
+    f"Searching now.\n{NS}<tool_call>\n"
+    f'{NS}<invoke name="search">{NS}<query>rust async <runtimes>{NS}</query>'
+    f"{NS}<tags>{NS}<item>rust{NS}</item>{NS}<item>async{NS}</item>{NS}</tags>"
+    f"{NS}<filters>{NS}<year>2025{NS}</year>{NS}<lang>en{NS}</lang>{NS}</filters>"
+    f"{NS}</invoke>\n"
+    f'{NS}<invoke name="get_weather">{NS}<city>Oslo{NS}</city>{NS}<days>03{NS}</days>'
+    f"{NS}</invoke>\n{NS}</tool_call>",
+    # The whitespace after </mm:think> is framing; the newline before the block is text.
+    content_text="Searching now.\n",
+    content_reasoning="The user wants async runtimes; search with a filter.\n",
+    content_calls=[
+        call(
+            "search",
+            # "filters" declares no properties: its leaves stay strings.
+            args(
+                query="rust async <runtimes>",
+                tags=["rust", "async"],
+                filters={"year": "2025", "lang": "en"},
+            ),
+        ),
+        call("get_weather", args(city="Oslo", days=3)),
+    ],
+    reasoning_model="MiniMaxAI/MiniMax-M3",
+    thinking="I'll look up the weather first.\n",
+    reasoning_markup=f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Bergen'
+    f"{NS}</city>{NS}<units>c{NS}</units>{NS}</invoke>\n{NS}</tool_call>",
+    reasoning_calls=[call("get_weather", args(city="Bergen", units="c"))],
 )
 
 # --- glm45: GLM-4.5 newline layout, GLM-4.7 compact layout -------------------------------

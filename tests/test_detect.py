@@ -140,6 +140,11 @@ HUB_MODELS = {
         "MiniMaxAI/MiniMax-M1-80k",
         "minimax/minimax-m2:free",
     ],
+    "minimax_m3": [
+        "MiniMaxAI/MiniMax-M3",
+        "minimax/minimax-m3",
+        "minimax-m3:cloud",
+    ],
     "mistral": [
         "mistralai/Mistral-7B-Instruct-v0.3",
         "mistralai/Mistral-Small-3.2-24B-Instruct-2506",

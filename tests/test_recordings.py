@@ -22,6 +22,8 @@ MARKERS = (
     "<function=",
     "<｜tool",
     "｜DSML｜",
+    "]<]minimax[>[",
+    "mm:think>",
     "[TOOL_CALLS]",
     "<|python_tag|>",
     "<minimax:tool_call>",

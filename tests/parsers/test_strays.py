@@ -22,6 +22,7 @@ from toolcall_middleware.parsers.dsml import PARAMETER_ENDS as DSML_PARAMETER_EN
 from toolcall_middleware.parsers.dsml import PARAMETERS as DSML_PARAMETERS
 from toolcall_middleware.parsers.kimi_k2 import ARGUMENT_BEGIN
 from toolcall_middleware.parsers.kimi_k2 import CALL_END_MARKER as KIMI_END
+from toolcall_middleware.parsers.minimax_m3 import NS as M3
 
 KIMI_CALL = "<|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>"
 BASH = '{"command": "ls"}'
@@ -50,6 +51,13 @@ STRAYS = {
         "xyz w",
         [BASH],
         4,
+    ),
+    "minimax_m3": (
+        f'a</mm:think> {M3}<tool_call>{M3}</x>{M3}<invoke name="bash">{M3}<command>ls'
+        f"{M3}</command>{M3}</invoke>{M3}</tool_call>",
+        "a ",
+        [BASH],
+        2,
     ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
@@ -127,6 +135,7 @@ KEPT = {
     "mistral": "usage: run [ARGS] ... [TOOL_CALLS] is a token",
     "llama3_json": "In Python: {'name': 'x'} and <|eom is not a token.",
     "qwen_xml": "<div><b>bold</b></div> and </bash> alone",
+    "minimax_m3": "a[0] ]<] minimax [>[ <tool_call> </invoke> <think> text",
     "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 

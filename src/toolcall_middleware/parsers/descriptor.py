@@ -24,6 +24,8 @@ precedence              formats     why
                         deepseek_v4,  DeepSeek (``deepseek-v3.2``, ``deepseek-v4``; and
                         deepseek      ``deepseek-v3.2-exp``, which kept V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
+``VENDOR_LINE`` (55)    minimax_m3  a vendor's model line with a format of its own, before the
+                                    vendor's (``minimax-m3`` before ``minimax``)
 ``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
 ``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
 ======================  ==========  ==========================================================
@@ -46,6 +48,7 @@ QWEN_LINE = 75
 QWEN = 70
 DEEPSEEK_LINE = 65
 DEEPSEEK = 60
+VENDOR_LINE = 55
 VENDOR = 50
 BASE = 40
 
