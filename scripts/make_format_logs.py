@@ -65,7 +65,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 _SPECIAL = (
     r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
-    r"|</arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>"
+    r"|</arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>|</?seed:tool_call>|</?seed:think>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
@@ -527,6 +527,35 @@ scenario(
     reasoning_markup=f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Bergen'
     f"{NS}</city>{NS}<units>c{NS}</units>{NS}</invoke>\n{NS}</tool_call>",
     reasoning_calls=[call("get_weather", args(city="Bergen", units="c"))],
+)
+
+# --- seed_oss: Qwen3-Coder XML in <seed:tool_call>, <seed:think> reasoning ----------------
+scenario(
+    "seed_oss",
+    "ByteDance-Seed/Seed-OSS-36B-Instruct",
+    ("get_weather", "bash"),
+    what="Seed-OSS (think block with budget notes and a quoted call in content, then two calls)",
+    content="<seed:think>The user wants Paris weather. The format is <seed:tool_call>\n"
+    "<function=get_weather>\n</function>\n</seed:tool_call>.\n<seed:cot_budget_reflect>I have "
+    "used 40 tokens.</seed:cot_budget_reflect>\nCall it now.</seed:think>\n\nChecking.\n"
+    "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
+    "<parameter=days>2</parameter>\n</function>\n</seed:tool_call>\n<seed:tool_call>\n"
+    "<function=bash>\n<parameter=command>curl -s 'wttr.in/Paris?format=3'</parameter>\n"
+    "<parameter=timeout>10</parameter>\n</function>\n</seed:tool_call>",
+    # The whitespace after </seed:think> is framing; the call quoted in the thinking is text.
+    content_text="Checking.\n\n",
+    content_reasoning="The user wants Paris weather. The format is <seed:tool_call>\n"
+    "<function=get_weather>\n</function>\n</seed:tool_call>.\n<seed:cot_budget_reflect>I have "
+    "used 40 tokens.</seed:cot_budget_reflect>\nCall it now.",
+    content_calls=[
+        call("get_weather", args(city="Paris", days=2)),
+        call("bash", args(command="curl -s 'wttr.in/Paris?format=3'", timeout=10)),
+    ],
+    reasoning_model="ByteDance-Seed/Seed-OSS-36B-Instruct",
+    thinking="A reasoning parser split the thinking out; the call came inside it.\n",
+    reasoning_markup="<seed:tool_call>\n<function=get_weather>\n<parameter=city>Nice"
+    "</parameter>\n</function>\n</seed:tool_call>",
+    reasoning_calls=[call("get_weather", args(city="Nice"))],
 )
 
 # --- glm45: GLM-4.5 newline layout, GLM-4.7 compact layout -------------------------------

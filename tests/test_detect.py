@@ -145,6 +145,11 @@ HUB_MODELS = {
         "minimax/minimax-m3",
         "minimax-m3:cloud",
     ],
+    "seed_oss": [
+        "ByteDance-Seed/Seed-OSS-36B-Instruct",
+        "ByteDance-Seed/Seed-OSS-36B-Base",
+        "bytedance/seed-oss-36b-instruct",
+    ],
     "mistral": [
         "mistralai/Mistral-7B-Instruct-v0.3",
         "mistralai/Mistral-Small-3.2-24B-Instruct-2506",

@@ -59,6 +59,13 @@ STRAYS = {
         [BASH],
         2,
     ),
+    "seed_oss": (
+        "a</seed:think> b</seed:tool_call><seed:tool_call>\n<function=bash>\n"
+        "<parameter=command>ls</parameter>\n</function>\n</seed:tool_call></seed:tool_call> c",
+        "a b c",
+        [BASH],
+        3,
+    ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
         "Done. ok",
@@ -136,6 +143,7 @@ KEPT = {
     "llama3_json": "In Python: {'name': 'x'} and <|eom is not a token.",
     "qwen_xml": "<div><b>bold</b></div> and </bash> alone",
     "minimax_m3": "a[0] ]<] minimax [>[ <tool_call> </invoke> <think> text",
+    "seed_oss": "Seed writes <seed:tool_ca and <seed:thinking> and <tool_call> as text.",
     "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 

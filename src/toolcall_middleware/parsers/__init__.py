@@ -76,6 +76,7 @@ from . import (  # noqa: E402
     mistral,
     qwen3_coder,
     qwen_xml,
+    seed_oss,
     sniff,
 )
 
@@ -107,5 +108,6 @@ __all__ = [
     "qwen_xml",
     "register",
     "releases_held_text",
+    "seed_oss",
     "sniff",
 ]
