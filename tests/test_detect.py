@@ -87,6 +87,8 @@ HUB_MODELS = {
         "qwen3-coder-plus",
         "Qwen/Qwen3.5-397B-A17B",
         "qwen3.5-plus",
+        "stepfun-ai/Step-3.5-Flash",
+        "stepfun/step-3.5-flash",
     ],
     "deepseek": [
         "deepseek-ai/DeepSeek-V3",
@@ -133,6 +135,10 @@ HUB_MODELS = {
         "zai-org/GLM-4.7",
         "z-ai/glm-4.6",
         "cerebras/GLM-4.5-Air-REAP-82B-A12B",
+        "zai-org/GLM-4.7-Flash",
+        "zai-org/GLM-5",
+        "z-ai/glm-5.1",
+        "glm-4.7:cloud",
         "THUDM/GLM-4-32B-0414",
     ],
     "minimax_m2": [

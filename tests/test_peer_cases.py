@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from peer_cases import PeerCase, check, through_middleware
 from peers_dsml import CASES as DSML_CASES
+from peers_glm_step import CASES as GLM_STEP_CASES
 from peers_minimax_m3 import CASES as M3_CASES
 from peers_seed_oss import CASES as SEED_CASES
 from toolcall_middleware.detect import resolve_provider
 
-CASES: list[PeerCase] = [*DSML_CASES, *M3_CASES, *SEED_CASES]
+CASES: list[PeerCase] = [*DSML_CASES, *M3_CASES, *SEED_CASES, *GLM_STEP_CASES]
 FIELDS = ("content", "reasoning")
 
 

@@ -12,23 +12,34 @@ Model names are matched lowercased, by patterns: a pattern matches when its ``*`
 pieces all occur in the name, in order (``"qwen3*thinking"``). When a name matches rules of
 several formats, the rule with the highest precedence wins (then the longer pattern):
 
-======================  ==========  ==========================================================
-precedence              formats     why
-======================  ==========  ==========================================================
-``FINE_TUNE`` (90)      hermes      a fine-tune family writes its own format whatever its base
-                                    (``Hermes-3-Llama-3.1-8B``, ``Hermes-2-Pro-Mistral-7B``)
-``KIMI`` (80)           kimi_k2     Kimi before Qwen before DeepSeek (distills and merges)
-``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
+======================  ============  ==============================================
+precedence              formats       why
+======================  ============  ==============================================
+``FINE_TUNE`` (90)      hermes        a fine-tune family writes its own format
+                                      whatever its base (``Hermes-3-Llama-3.1-8B``,
+                                      ``Hermes-2-Pro-Mistral-7B``)
+``KIMI`` (80)           kimi_k2       Kimi before Qwen before DeepSeek (distills and
+                                      merges)
+``QWEN_LINE`` (75)      qwen3_coder   a Qwen line with a format of its own, before
+                                      plain Qwen
 ``QWEN`` (70)           hermes
-``DEEPSEEK_LINE`` (65)  deepseek_v32, a DeepSeek line with a format of its own, before plain
-                        deepseek_v4,  DeepSeek (``deepseek-v3.2``, ``deepseek-v4``; and
-                        deepseek      ``deepseek-v3.2-exp``, which kept V3.1's markup)
+``DEEPSEEK_LINE`` (65)  deepseek_v32, a DeepSeek line with a format of its own,
+                        deepseek_v4,  before plain DeepSeek (``deepseek-v3.2``,
+                        deepseek      ``deepseek-v4``; ``deepseek-v3.2-exp`` kept
+                                      V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR_LINE`` (55)    minimax_m3  a vendor's model line with a format of its own, before the
-                                    vendor's (``minimax-m3`` before ``minimax``)
-``VENDOR`` (50)         glm45, minimax_m2, mistral, gpt_oss
-``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
-======================  ==========  ==========================================================
+``VENDOR_LINE`` (55)    minimax_m3    a vendor's model line with a format of its
+                                      own, before the vendor's (``minimax-m3``
+                                      before ``minimax``)
+``VENDOR`` (50)         glm45,        one vendor's models (GLM-4.5 to 5.x are all
+                        minimax_m2,   ``glm45``); StepFun's ``step-3.5`` writes
+                        mistral,      Qwen3-Coder's markup
+                        gpt_oss,
+                        seed_oss,
+                        qwen3_coder
+``BASE`` (40)           llama3_json   a base model that fine-tunes keep in their
+                                      names
+======================  ============  ==============================================
 """
 
 from __future__ import annotations

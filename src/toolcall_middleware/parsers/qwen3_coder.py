@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 from ..events import Event, Reasoning
 from .base import MarkerSearch, ParserContext
-from .descriptor import QWEN_LINE, Format, NameRule, raw_values, register
+from .descriptor import QWEN_LINE, VENDOR, Format, NameRule, raw_values, register
 from .driver import OptionalClose, literal_at, marker_tables, skip_space
 from .xmlargs import XmlCallParser
 
@@ -235,7 +235,11 @@ FORMAT = register(
     Format(
         "qwen3_coder",
         Qwen3CoderParser,
-        model_names=(NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),),
+        model_names=(
+            NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),
+            # StepFun's Step 3.5 writes Qwen3-Coder's markup (Step 3 wrote its own).
+            NameRule(("step-3.5", "step3.5", "step3p5", "step-3p5"), VENDOR),
+        ),
         write_calls=write_calls,
         markup_pieces=(
             OPEN,
