@@ -558,6 +558,39 @@ scenario(
     reasoning_calls=[call("get_weather", args(city="Nice"))],
 )
 
+# --- longcat: Hermes' call objects in LongCat's tags --------------------------------------
+scenario(
+    "longcat",
+    "meituan-longcat/LongCat-Flash-Chat",
+    ("get_weather", "get_time"),
+    what="LongCat (JSON call objects in <longcat_tool_call> tags)",
+    content="Let me check.\n<longcat_tool_call>"
+    '{"name": "get_weather", "arguments": {"city": "Tokyo", "days": 2}}</longcat_tool_call>\n'
+    '<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+    content_text="Let me check.\n\n",
+    content_calls=[call("get_weather", '{"city": "Tokyo", "days": 2}'), call("get_time", "{}")],
+    reasoning_model="meituan-longcat/LongCat-Flash-Thinking",
+    thinking="The time first.\n",
+    reasoning_markup='<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+    reasoning_calls=[call("get_time", "{}")],
+)
+
+# --- gigachat3: a "function call" message (3) or <|function_call|> (3.1), then JSON ------
+scenario(
+    "gigachat3",
+    "ai-sage/GigaChat3-10B-A1.8B",
+    ("bash",),
+    what="GigaChat 3 (a function-call message after the text, then end of sequence)",
+    content="I'll check that for you.<|message_sep|>\n\nfunction call<|role_sep|>\n"
+    '{"name": "bash", "arguments": {"command": "ls -la ~/projects"}}</s>',
+    content_text="I'll check that for you.",
+    content_calls=[call("bash", '{"command": "ls -la ~/projects"}')],
+    reasoning_model="ai-sage/GigaChat3.1-702B-A36B",
+    thinking="A shell command answers this.",
+    reasoning_markup='<|function_call|>{"name": "bash", "arguments": {"command": "uptime"}}',
+    reasoning_calls=[call("bash", '{"command": "uptime"}')],
+)
+
 # --- glm45: GLM-4.5 newline layout, GLM-4.7 compact layout -------------------------------
 scenario(
     "glm45",

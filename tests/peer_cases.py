@@ -35,6 +35,9 @@ class PeerCase:
     #: Offered tools: name → JSON-schema ``parameters``.
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     note: str = ""
+    #: The text fields the case streams in (a template-opened think block makes sense in
+    #: ``content`` only).
+    fields: tuple[str, ...] = ("content", "reasoning")
 
 
 def obj(**properties: Any) -> dict[str, Any]:

@@ -66,6 +66,12 @@ STRAYS = {
         [BASH],
         3,
     ),
+    "gigachat3": (
+        f'a</s> b<|function_call|>{{"name": "bash", "arguments": {BASH}}}</s></s>',
+        "a b",
+        [BASH],
+        2,
+    ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
         "Done. ok",
@@ -144,6 +150,8 @@ KEPT = {
     "qwen_xml": "<div><b>bold</b></div> and </bash> alone",
     "minimax_m3": "a[0] ]<] minimax [>[ <tool_call> </invoke> <think> text",
     "seed_oss": "Seed writes <seed:tool_ca and <seed:thinking> and <tool_call> as text.",
+    "longcat": "A <longcat_tool_call> alone, and </longcat_tool_call> in prose.",
+    "gigachat3": "<|message_sep|>\n\nfunction call is what the role says; <|function_call",
     "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 
