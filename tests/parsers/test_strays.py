@@ -67,10 +67,10 @@ STRAYS = {
         3,
     ),
     "gigachat3": (
-        f'a</s> b<|function_call|>{{"name": "bash", "arguments": {BASH}}}</s></s>',
+        f'a<|function_call|>{{"name": "bash", "arguments": {BASH}}}}}</s> b',
         "a b",
         [BASH],
-        2,
+        1,  # the "}" too many
     ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
@@ -151,7 +151,7 @@ KEPT = {
     "minimax_m3": "a[0] ]<] minimax [>[ <tool_call> </invoke> <think> text",
     "seed_oss": "Seed writes <seed:tool_ca and <seed:thinking> and <tool_call> as text.",
     "longcat": "A <longcat_tool_call> alone, and </longcat_tool_call> in prose.",
-    "gigachat3": "<|message_sep|>\n\nfunction call is what the role says; <|function_call",
+    "gigachat3": "<s>struck</s> <|message_sep|>\n\nfunction call is a role; <|function_call",
     "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 

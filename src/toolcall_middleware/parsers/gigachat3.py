@@ -5,7 +5,8 @@
 
 A JSON call object after the function-call header, which GigaChat 3 writes as a message of its
 own (a message separator, then the role ``function call``). The arguments stream as written;
-the end-of-sequence ``</s>`` after a call is framing, and a stray anywhere else.
+the end-of-sequence ``</s>`` straight after a call is framing. Anywhere else it is text: it
+spells HTML's strikethrough tag too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ V3_HEADER = f"{MESSAGE_SEP}function call{ROLE_SEP}"
 V31_HEADER = "<|function_call|>"
 EOS = "</s>"
 
-_SEARCH, _STRAYS = marker_tables(State, {TEXT: (V3_HEADER, V31_HEADER)}, strays={TEXT: (EOS,)})
+_SEARCH, _STRAYS = marker_tables(State, {TEXT: (V3_HEADER, V31_HEADER)})
 
 
 class GigaChat3Parser(JsonCallParser):
@@ -55,7 +56,6 @@ FORMAT = register(
         GigaChat3Parser,
         model_names=(NameRule(("gigachat3", "gigachat-3"), VENDOR),),
         sniff_markers=(V3_HEADER, V31_HEADER),
-        stray_tokens=(EOS,),
         write_calls=write_calls,
         markup_pieces=(
             V3_HEADER,
