@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .calls import IdFactory, ToolCallAssembler, call_ids_for
+from .calls import Entry, IdFactory, ToolCallAssembler, call_ids_for
 from .deltas import Choice, Delta, DeltaBuilder, Piece, finish_reason, piece_delta, spread_choices
 from .events import CallArgs, CallEnd, CallStart, Event, Reasoning, Text
 from .limits import CHECK_EVERY, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report, report_fallbacks
-from .native_calls import NativeToolCalls
+from .native_calls import AS_TEXT, NativeToolCalls
 from .parsers import Tool, ToolCallParser
+from .parsers.unknown_tools import native_unknown
 from .rewrite_result import Rewrite
 from .text_fields import CONTENT, DEFAULT_REASONING, REASONING_FIELDS, only_text, text_channels
 from .think import ThinkConfig, ThinkSplit
@@ -65,7 +66,8 @@ class ChoiceRewriter:
             report=report,
             tools=settings.tools,
         )
-        self.native = NativeToolCalls(self.calls, report)
+        # (Calls to tools the request did not offer: the parser's policy, ``unknown_tools``.)
+        self.native = NativeToolCalls(self.calls, report, native_unknown(parser))
         self._max_held = settings.max_held
         self._report = report
         self._unchecked = 0  # text fed since the held-back data was last measured
@@ -249,7 +251,7 @@ class ChoiceRewriter:
         for fields, text, events in fed:
             self._last_fields = fields
             if self.native.active and any(type(e) is CallStart for e in events):
-                builder.tool_calls(self.native.finish())  # earlier native calls leave first
+                native_entries(builder, self.native.finish())  # earlier native calls first
             builder.add(events, fields)
             if _echoes(events, text):
                 if text:  # (an empty text tells nothing about what the parsers hold)
@@ -260,7 +262,7 @@ class ChoiceRewriter:
                 text_only = self._count_text(text, events) and text_only
         native = delta.get("tool_calls")
         if native:
-            builder.tool_calls(self.native.feed(native))
+            native_entries(builder, self.native.feed(native))
             self.state.idle = unchanged = text_only = False
             self._unchecked = CHECK_EVERY  # native entries: measure now (cheap counters)
         if finish is not None:
@@ -340,7 +342,7 @@ class ChoiceRewriter:
     def _close(self, builder: DeltaBuilder) -> bool:
         """The end of the choice: native calls and (buffered) held calls leave; True if any."""
         entries = [*self.native.finish(), *self.calls.close()]
-        builder.tool_calls(entries)
+        native_entries(builder, entries)
         report_fallbacks(self._report, self.parser, self._think)
         return bool(entries)
 
@@ -395,6 +397,20 @@ class ChoiceRewriter:
             lag -= len(event.text)
         self.state.lag = lag
         return True
+
+
+def native_entries(builder: DeltaBuilder, entries: list[Entry]) -> None:
+    """Native calls' entries into ``builder``: calls, and the content text of calls to tools
+    the request did not offer (``native_calls.AS_TEXT``, under ``unknown_tools="text"``)."""
+    if not any(AS_TEXT in entry for entry in entries):
+        builder.tool_calls(entries)
+        return
+    for entry in entries:
+        text = entry.get(AS_TEXT)
+        if text is None:
+            builder.tool_calls([entry])
+        else:
+            builder.add([Text(text)], CONTENT)
 
 
 def _echoes(events: list[Event], text: str) -> bool:

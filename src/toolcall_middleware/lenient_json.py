@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads", "loads_well_formed"]
+__all__ = ["dumps", "loads", "loads_undecoded", "loads_well_formed"]
 
 #: In JSON text: an escaped backslash or a pair of surrogate escapes (kept), a lone surrogate
 #: escape or (in a ``str``) a raw surrogate (group 1 or 2: replaced by the escape of U+FFFD).
@@ -61,6 +61,21 @@ def loads_well_formed(data: bytes | str, *, nan: bool = True) -> Any:
         pass
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     return _loads_standard(_LONE_SURROGATE.sub(_replacement, text), nan)
+
+
+def loads_undecoded(data: bytes) -> Any:
+    """``loads_well_formed`` for bytes that are not all UTF-8 (a server that writes Latin-1,
+    or cuts a character between two events): each byte that is not part of a UTF-8 character
+    becomes a lone surrogate U+DC80..U+DCFF in the value's strings (Python's
+    ``surrogateescape``), for the caller to decode or replace. Lone surrogate escapes still
+    become U+FFFD, so the surrogates left stand for such bytes only. Raises ``ValueError``
+    when it is not JSON."""
+    text = data.decode("utf-8", "surrogateescape")
+    return _loads_standard(_LONE_SURROGATE.sub(_escape_replacement, text))
+
+
+def _escape_replacement(match: re.Match[str]) -> str:
+    return "\\ufffd" if match.lastindex == 1 else match[0]
 
 
 def _refuse_constant(name: str) -> Any:

@@ -17,8 +17,9 @@ from .calls import Entry, IdFactory, ToolCallAssembler, call_ids_for
 from .deltas import DeltaBuilder, finish_reason
 from .limits import Budget
 from .metrics import NULL_REPORT, Report, report_fallbacks
-from .native_calls import NativeToolCalls
+from .native_calls import AS_TEXT, NativeToolCalls
 from .parsers import Tool, ToolCallParser
+from .parsers.unknown_tools import native_unknown
 from .text_fields import CONTENT, DEFAULT_REASONING, REASONING_FIELDS, text_channels
 from .think import ThinkConfig, ThinkSplit
 
@@ -110,12 +111,17 @@ def rewrite_message(
         for field in reasoning_fields:
             message[field] = (message.get(field) or "") + moved
     report_fallbacks(report, parser, split)
-    native = NativeToolCalls(assembler, report)
+    native = NativeToolCalls(assembler, report, native_unknown(parser))
     native_calls = message.get("tool_calls")
     if isinstance(native_calls, list) and native_calls:
         entries.extend(native.feed_message(native_calls))
     entries.extend(native.finish())
     entries.extend(assembler.close())
+    # Calls to tools the request did not offer, as text (``unknown_tools="text"``).
+    as_text = "".join(e[AS_TEXT] for e in entries if AS_TEXT in e)
+    if as_text:
+        message["content"] = (message.get("content") or "") + as_text
+        entries = [e for e in entries if AS_TEXT not in e]
     calls = _whole_calls(entries)
     if calls:
         message["tool_calls"] = calls

@@ -17,6 +17,9 @@ Counters (all ``_total``):
 - ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
   failed, by the code the client got: ``upstream_unreachable``, ``upstream_connection_error``,
   ``upstream_timeout``, ``upstream_stream_error``, ``proxy_error``.
+- ``toolcall_invalid_utf8_bytes_total{api}`` (the API fronts): bytes of upstream text that
+  were not UTF-8, each sent to the client as U+FFFD; ``api`` is ``anthropic``, ``responses``
+  or ``gemini``.
 
 ``stage`` is ``stream`` (SSE) or ``json`` (a non-streaming response).
 
@@ -126,10 +129,19 @@ class Metrics:
             ["code"],
             registry=registry,
         )
+        self.invalid_utf8 = counter(
+            "toolcall_invalid_utf8_bytes",
+            "Bytes of upstream text that were not UTF-8, sent to clients as U+FFFD, by API",
+            ["api"],
+            registry=registry,
+        )
         self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
     def upstream_failure(self, code: str) -> None:
         self.child(self.upstream_failures, code).inc()
+
+    def invalid_utf8_bytes(self, api: str, count: int) -> None:
+        self.child(self.invalid_utf8, api).inc(count)
 
     def report(self, provider: str, stage: str) -> Report:
         return _Report(self, provider, stage)

@@ -27,11 +27,19 @@ arrives, so an id sent just after the name is kept. Argument text that comes bef
 is held and counts as held-back bytes (``held``); queued calls count as buffered (``queued``).
 A call that never names itself is dropped at the end and counted. In buffered mode nothing
 leaves before the end anyway, so calls are handed over as soon as they have a name.
+
+Unknown tools (``parsers.unknown_tools``, ``drop`` or ``text``): a call to a tool the request
+did not offer never reaches the assembler, so the calls that do keep dense indexes. Dropped,
+its entries are read and forgotten; as text, its ``{"name": ..., "arguments": `` head, its
+argument text as it arrives and its closing ``}`` come out as ``{AS_TEXT: text}`` entries, for
+the caller to send as content. It keeps its turn: it ends when it is closed, or when another
+named call follows it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Hashable, Iterator
 from typing import Any
 
@@ -39,6 +47,12 @@ import orjson
 
 from .calls import Entry, ToolCallAssembler, complete_object
 from .metrics import NULL_REPORT, Report
+from .parsers.unknown_tools import NativeUnknown, call_as_text
+
+logger = logging.getLogger("toolcall_middleware")
+
+#: The key of an entry that is content text, not a call (a call to an unknown tool, ``text``).
+AS_TEXT = "as_text"
 
 
 class _Native:
@@ -46,6 +60,7 @@ class _Native:
         "closed",
         "ended",
         "explicit",
+        "fate",
         "id",
         "last_id",
         "name",
@@ -66,6 +81,9 @@ class _Native:
         self.explicit = False  # arguments were present (even "") before the start
         self.pending: list[str] = []  # argument text held until the call starts
         self.pending_size = 0
+        #: A call to a tool the request did not offer: ``drop``, ``text`` (then ``"text+"``
+        #: once argument text went out), or None.
+        self.fate: str | None = None
 
 
 #: The slot of a call that is over (``_Native.ended``): shared, never changed again.
@@ -76,9 +94,17 @@ _ENDED.started = _ENDED.closed = _ENDED.ended = True
 class NativeToolCalls:
     """One choice's native ``tool_calls`` entries in, assembler entries out."""
 
-    def __init__(self, calls: ToolCallAssembler, report: Report = NULL_REPORT) -> None:
+    def __init__(
+        self,
+        calls: ToolCallAssembler,
+        report: Report = NULL_REPORT,
+        unknown: NativeUnknown | None = None,
+    ) -> None:
+        """``unknown``: what becomes of calls to tools the request did not offer (``None``:
+        they pass like any call)."""
         self._calls = calls
         self._report = report
+        self._unknown = unknown
         self._sequential = not calls.buffered
         self._wait_for_id = self._sequential
         self._slots: dict[Hashable, _Native] = {}
@@ -142,7 +168,7 @@ class NativeToolCalls:
         name, arguments = function.get("name"), function.get("arguments")
         if not call_id or type(name) is not str or not name or type(arguments) is not str:
             return None
-        if arguments:
+        if arguments or (self._unknown is not None and name not in self._unknown.known):
             return None
         slot = self._slots.get(index)
         if slot is not None and not slot.ended:
@@ -280,7 +306,10 @@ class NativeToolCalls:
         if not self._sequential:
             for call in list(self._open):
                 if not call.started and call.name is not None:
-                    self._start(call, out)
+                    if self._diverts(call):
+                        self._divert(call, out)
+                    else:
+                        self._start(call, out)
                 if call.closed:
                     self._end(call, out)
             return
@@ -294,6 +323,12 @@ class NativeToolCalls:
                         return  # its name may still come; later calls wait behind it
                     self._end(first, out)
                     continue
+                if self._diverts(first):  # a tool the request did not offer: never started
+                    self._divert(first, out)
+                    if first.closed or (second is not None and second.name is not None):
+                        self._end(first, out)
+                        continue
+                    return
                 # Its id may still come, until argument text or a later call does.
                 if (
                     self._wait_for_id
@@ -327,6 +362,32 @@ class NativeToolCalls:
         if call.explicit:
             out.extend(self._calls.arguments("".join(pending), call))
 
+    def _diverts(self, call: _Native) -> bool:
+        """Whether ``call`` (named, not started) is to a tool the request did not offer."""
+        unknown = self._unknown
+        return call.fate is not None or (unknown is not None and call.name not in unknown.known)
+
+    def _divert(self, call: _Native, out: list[Entry]) -> None:
+        """A call to a tool the request did not offer: its head and the argument text it
+        holds go out as text, or are forgotten (``unknown``'s policy)."""
+        if call.fate is None:
+            assert self._unknown is not None and call.name is not None
+            call.fate = self._unknown.policy
+            logger.warning(
+                "a tool call to %r, a tool the request did not offer: %s",
+                call.name,
+                "sent as text" if call.fate == "text" else "dropped",
+            )
+            self._report.fallback("passed-as-text" if call.fate == "text" else "dropped")
+            if call.fate == "text":
+                out.append({AS_TEXT: call_as_text(call.name)})
+        text = "".join(call.pending)
+        self.queued -= call.pending_size
+        call.pending, call.pending_size = [], 0
+        if text and call.fate != "drop":
+            call.fate = "text+"
+            out.append({AS_TEXT: text})
+
     def _end(self, call: _Native, out: list[Entry]) -> None:
         self._open.pop(call, None)
         call.ended = call.closed = True
@@ -337,6 +398,10 @@ class NativeToolCalls:
             self._slots[call.slot] = _ENDED
         if call.started:
             out.extend(self._calls.end(call))
+            return
+        if call.fate is not None:  # a tool the request did not offer
+            if call.fate != "drop":
+                out.append({AS_TEXT: "}" if call.fate == "text+" else "{}}"})
             return
         # Never started: it never named itself, so there is nothing to call.
         self.held -= call.pending_size

@@ -132,7 +132,7 @@ class ToolCallResponder:
                 pause.active = pause.sending = True
                 if not more:
                     pause.stop()
-            if out is body:
+            if out is body and not stream.ended:
                 await self._send(message)  # nothing changed: the upstream's own message
             elif out or not more:
                 await self._send({"type": "http.response.body", "body": out, "more_body": more})

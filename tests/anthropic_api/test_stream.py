@@ -292,7 +292,9 @@ def test_no_argument_call() -> None:
         ("length", False, "max_tokens"),
         ("length", True, "max_tokens"),
         ("content_filter", False, "refusal"),
-        ("something_else", False, "end_turn"),
+        ("eos_token", False, "end_turn"),
+        ("model_length", True, "max_tokens"),
+        ("sensitive", False, "refusal"),
     ],
 )
 def test_stop_reason_mapping(finish: str, tool: bool, expected: str) -> None:

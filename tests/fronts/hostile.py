@@ -1,6 +1,7 @@
 """Hostile upstream streams for the fast-path tests: non-canonical JSON, other escapes,
 changing ids, usage, finishes, errors, whitespace and line breaks inside values, call indexes
-JSON does not write, raw U+2028, lone surrogate escapes (which orjson refuses), strings past
+JSON does not write, raw U+2028, lone surrogate escapes (which orjson refuses), bytes that are
+not UTF-8 (Latin-1, a character cut after its first byte), strings past
 ``LARGE_STRING``, Kimi K2 tool calls written as markup (for the chat path to rewrite), reads
 cut anywhere, ``\\r\\n`` line endings."""
 
@@ -176,7 +177,8 @@ def events(
     """One SSE event: a chunk in some JSON form, or something that is not one."""
     form = draw(
         st.sampled_from(
-            ["compact"] * 12 + ["spaced", "ascii", "escaped", "break", "index", "other"]
+            ["compact"] * 12
+            + ["spaced", "ascii", "escaped", "break", "index", "other", "latin1", "cut"]
         )
     )
     if form == "other":
@@ -202,6 +204,10 @@ def events(
         at = data.find(b":", data.find(b'"delta":{') + 9) + 1
         space = draw(st.sampled_from([b"\n", b"\r", b" ", b"\t"]))
         data = data[:at] + space + data[at:] if at > 9 else data
+    elif form == "latin1":  # "é" as Latin-1 writes it: a byte that is not UTF-8
+        data = data.replace("é".encode(), b"\xe9")
+    elif form == "cut":  # "é" cut after its first byte, which a channel then holds
+        data = data.replace("é".encode(), b"\xc3")
     elif form == "index":  # a call's index as JSON does not allow it, or does not write it
         wrong = draw(st.sampled_from([b"0%d", b"%d.0", b"%de0", b" %d", b"-%d", b"%d "]))
         data = re.sub(

@@ -28,7 +28,7 @@ from anthropic_api.helpers import (  # noqa: F401  (re-exported for the Gemini t
 )
 from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 
-FINISH_REASONS = {"STOP", "MAX_TOKENS", "SAFETY"}
+FINISH_REASONS = {"STOP", "MAX_TOKENS", "SAFETY", "OTHER"}
 EVENT = re.compile(rb"data: ([^\r\n]*)\n\n")
 LINE_BREAKS = ("\u2028", "\u2029", "\u0085")
 

@@ -237,7 +237,10 @@ async def test_invalid_call_arguments_become_an_input_object() -> None:
         ("tool_calls", "STOP"),
         ("length", "MAX_TOKENS"),
         ("content_filter", "SAFETY"),
-        ("something_new", "STOP"),
+        ("something_new", "OTHER"),
+        ("repetition", "OTHER"),
+        ("eos", "STOP"),
+        ("max_tokens", "MAX_TOKENS"),
     ],
 )
 async def test_finish_reasons(finish: str, reason: str) -> None:

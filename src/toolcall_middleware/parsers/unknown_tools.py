@@ -4,11 +4,15 @@
 each into model text, rendered as ``{"name": ..., "arguments": ...}`` (the original markup is
 gone by then) and streamed as its arguments arrive. A request without tools has nothing to
 compare names against, so every call is forwarded.
+
+Native ``tool_calls`` get the same policy (``NativeUnknown``, which ``native_calls`` applies):
+a parser wrapped here says what it is (``native_unknown``).
 """
 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import Any
 
 from ..events import CallArgs, CallEnd, CallStart, Event, Text
@@ -23,6 +27,27 @@ class _Call(enum.Enum):
     AS_TEXT = enum.auto()
 
 
+@dataclass(frozen=True, slots=True)
+class NativeUnknown:
+    """The policy for native calls: the names the request offered, and what becomes of a call
+    to another (``drop`` or ``text``)."""
+
+    known: frozenset[str]
+    policy: UnknownTools
+
+
+def call_as_text(name: str) -> str:
+    """The text a call to ``name`` starts as under ``text`` (its arguments, then ``}``, or
+    ``{}}`` for a call without arguments, follow)."""
+    return '{"name": ' + json_string(name) + ', "arguments": '
+
+
+def native_unknown(parser: object) -> NativeUnknown | None:
+    """The policy for native calls of a parser that ``apply_unknown_tools`` wrapped (``None``:
+    every native call is forwarded)."""
+    return parser.native if isinstance(parser, UnknownToolsFilter) else None
+
+
 class UnknownToolsFilter:
     """Wraps a parser and applies an unknown-tools policy to its events."""
 
@@ -34,6 +59,12 @@ class UnknownToolsFilter:
         self._known = frozenset(tool.name for tool in context.tools)
         self._call = _Call.NONE
         self._has_arguments = False
+        #: The same policy for the choice's native calls.
+        self.native = (
+            None
+            if self._policy == "forward" or not self._known
+            else NativeUnknown(self._known, self._policy)
+        )
 
     def __getattr__(self, name: str) -> Any:
         # Parser attributes such as ``ID_STYLE`` stay visible through the wrapper.
@@ -72,7 +103,7 @@ class UnknownToolsFilter:
         else:
             self._call = _Call.AS_TEXT
             self._has_arguments = False
-            out.append(Text('{"name": ' + json_string(event.name) + ', "arguments": '))
+            out.append(Text(call_as_text(event.name)))
 
     def _as_text(self, event: Event, out: list[Event]) -> None:
         if isinstance(event, CallArgs):

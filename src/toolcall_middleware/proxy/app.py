@@ -56,14 +56,17 @@ def create_proxy_app(
         closers.append(upstream.aclose)
         inner = upstream
     drain = Drain()
+    metrics = metrics_for() if config.options.metrics else None
     openai_api = ToolCallMiddleware(DrainGuard(inner, drain), **middleware_kwargs(config.options))
     anthropic_api = AnthropicMiddleware(
-        openai_api, AnthropicOptions.build(file=config.front("anthropic"))
+        openai_api, AnthropicOptions.build(file=config.front("anthropic")), metrics=metrics
     )
     responses_api = ResponsesMiddleware(
-        anthropic_api, ResponsesOptions.build(file=config.front("responses"))
+        anthropic_api, ResponsesOptions.build(file=config.front("responses")), metrics=metrics
     )
-    gemini_api = GeminiMiddleware(responses_api, GeminiOptions.build(file=config.front("gemini")))
+    gemini_api = GeminiMiddleware(
+        responses_api, GeminiOptions.build(file=config.front("gemini")), metrics=metrics
+    )
     return ProxyFront(
         gemini_api,
         routes=operational_routes(config.options),

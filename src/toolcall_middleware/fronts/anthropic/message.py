@@ -29,38 +29,67 @@ def translate_completion(
 
 def assemble(events: Iterable[Event]) -> dict[str, Any]:
     """Build the final message from a translated event sequence."""
-    message: dict[str, Any] = {}
-    content: list[dict[str, Any]] = []
-    json_text: dict[int, list[str]] = {}
-    for kind, data in events:
-        if kind == "message_start":
-            message = dict(data["message"])
-            message["usage"] = dict(message["usage"])
-        elif kind == "content_block_start":
-            content.append(dict(data["content_block"]))
-        elif kind == "content_block_delta":
-            block, delta = content[data["index"]], data["delta"]
-            dtype = delta["type"]
-            if dtype == "text_delta":
-                block["text"] += delta["text"]
-            elif dtype == "thinking_delta":
-                block["thinking"] += delta["thinking"]
-            elif dtype == "signature_delta":
-                block["signature"] = delta["signature"]
-            elif dtype == "input_json_delta":
-                json_text.setdefault(data["index"], []).append(delta["partial_json"])
-        elif kind == "content_block_stop":
-            index = data["index"]
-            if index in json_text:
-                content[index]["input"] = parse_input("".join(json_text.pop(index)))
-        elif kind == "message_delta":
-            message.update(data["delta"])
-            message["usage"].update(data["usage"])
-        elif kind == "error":
-            error = data["error"]
-            raise AnthropicError(error["message"], error["type"])
-    message["content"] = content
-    return message
+    message = MessageAssembler()
+    message.add(events)
+    return message.result()
+
+
+class MessageAssembler:
+    """The final message, built from the translated events as they come, the way an Anthropic
+    SDK builds it from a stream. Each block's text is kept in pieces and joined once, when the
+    block stops: a long answer has thousands of deltas, and neither they nor a growing copy of
+    the text are held."""
+
+    def __init__(self) -> None:
+        self._message: dict[str, Any] = {}
+        self._content: list[dict[str, Any]] = []
+        self._pieces: dict[int, list[str]] = {}  # the text, thinking or input of open blocks
+        self._error: AnthropicError | None = None
+
+    def add(self, events: Iterable[Event]) -> None:
+        for kind, data in events:
+            if kind == "content_block_delta":
+                delta = data["delta"]
+                dtype = delta["type"]
+                if dtype == "signature_delta":
+                    self._content[data["index"]]["signature"] = delta["signature"]
+                else:
+                    self._pieces[data["index"]].append(delta[_DELTA_TEXT[dtype]])
+            elif kind == "content_block_start":
+                self._pieces[len(self._content)] = []
+                self._content.append(dict(data["content_block"]))
+            elif kind == "content_block_stop":
+                index = data["index"]
+                block, text = self._content[index], "".join(self._pieces.pop(index))
+                if block["type"] == "tool_use":
+                    if text:
+                        block["input"] = parse_input(text)
+                else:
+                    block["text" if block["type"] == "text" else "thinking"] += text
+            elif kind == "message_start":
+                self._message = dict(data["message"])
+                self._message["usage"] = dict(self._message["usage"])
+            elif kind == "message_delta":
+                self._message.update(data["delta"])
+                self._message["usage"].update(data["usage"])
+            elif kind == "error":
+                error = data["error"]
+                self._error = AnthropicError(error["message"], error["type"])
+
+    def result(self) -> dict[str, Any]:
+        """The message; raises the ``AnthropicError`` an ``error`` event carried."""
+        if self._error is not None:
+            raise self._error
+        self._message["content"] = self._content
+        return self._message
+
+
+#: Where each kind of delta carries its piece.
+_DELTA_TEXT = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+}
 
 
 def parse_input(text: str) -> dict[str, Any]:

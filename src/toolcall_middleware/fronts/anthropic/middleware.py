@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
-
 from ...asgi import ASGIApp, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ...sse import encode_event
 from ..core.failures import UpstreamFailure
@@ -25,18 +24,21 @@ from ..core.plumbing import (
     REQUEST_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
     Reply,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
 from .errors import AnthropicError, from_failure, invalid_request
-from .message import assemble
+from .message import MessageAssembler
 from .options import AnthropicOptions
 from .request import ChatRequest, translate_request
 from .stream import StreamTranslator
@@ -66,9 +68,17 @@ class AnthropicMiddleware:
     """
 
     def __init__(
-        self, app: ASGIApp, options: AnthropicOptions | None = None, **keywords: Any
+        self,
+        app: ASGIApp,
+        options: AnthropicOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
     ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either an AnthropicOptions or keyword options, not both")
         self.options = options or AnthropicOptions.build(**keywords)
@@ -105,6 +115,8 @@ class AnthropicMiddleware:
             keepalive=PING,
             keepalive_interval=options.ping_interval or 0.0,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="anthropic",
         )
         target = upstream_scope(
             scope,
@@ -123,13 +135,18 @@ class AnthropicMiddleware:
             raise AnthropicError(str(exc), "request_too_large", 413) from None
         try:
             doc = decode_request(body)
+        except IntegerOutOfRange as exc:
+            raise invalid_request(str(exc)) from None
         except ValueError as exc:
             raise invalid_request(f"request body is not valid JSON: {exc}") from None
         del body
         try:
-            chat = translate_request(doc, self.options.request, count_only=count_only)
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            chat = None
+            chat = translated(
+                lambda: translate_request(doc, self.options.request, count_only=count_only),
+                AnthropicError,
+            )
+        except Untranslatable as exc:
+            raise invalid_request(str(exc)) from None
         upstream_body = encode_upstream(chat.body) if chat is not None else None
         if chat is None or upstream_body is None:
             raise invalid_request("request body nests JSON too deeply to translate")
@@ -155,15 +172,21 @@ class AnthropicStream(EventStream):
             max_answer_bytes=None if chat.stream else options.max_upstream_bytes,
         )
         super().__init__(translator, chat.stream)
-        if not chat.stream:  # the message is assembled from every event, its start included
-            self.events += translator.start()
+        #: Not streaming: the message, assembled from every event (its start included) as
+        #: they come.
+        self.message = MessageAssembler()
+        if not chat.stream:
+            self.message.add(translator.start())
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        return self.out(self.translator.fail(from_failure(failure)))
+    def keep(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        self.message.add(events)
+
+    def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
+        return self.translator.fail(from_failure(failure))
 
     def result(self) -> Reply:
         try:
-            message = assemble(self.events)
+            message = self.message.result()
         except AnthropicError as exc:
             return _error_reply(exc)
         large = self.translator.reader.answer_size >= LARGE_STRING

@@ -134,7 +134,7 @@ def _user(
             # OpenAI wants tool messages right after the assistant's tool_calls, so they go
             # before the user's own text of this message.
             out.append(_tool_message(block, awaiting[tool_use_id], bpath, result_images))
-        elif kind in _USER_PARTS:
+        elif isinstance(kind, str) and kind in _USER_PARTS:
             parts.append(_user_part(block, bpath))
         else:
             raise invalid_request(f"{bpath}.type: {kind!r} blocks are not allowed in user messages")
@@ -161,7 +161,7 @@ def _tool_message(
                 images.append(_image(inner, ipath))
                 if IMAGE_NOTE not in texts:
                     texts.append(IMAGE_NOTE)
-            elif kind in _USER_PARTS:
+            elif isinstance(kind, str) and kind in _USER_PARTS:
                 texts.append(_user_part(inner, ipath)["text"])
             else:
                 raise invalid_request(f"{ipath}.type: {kind!r} is not allowed in a tool_result")

@@ -22,7 +22,9 @@ import orjson
 
 from .. import core
 from ..core import ids
+from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.finish import incomplete_message, outcome
 from ..core.frontstream import Translator
 from ..core.numbers import count
 from ..core.plumbing import LARGE_STRING
@@ -111,10 +113,9 @@ class StreamTranslator(Translator):
         return [("message_start", {"type": "message_start", "message": message})]
 
     def fail(self, error: AnthropicError) -> list[Event]:
-        """End the stream with an ``error`` event (the client has a 200 already)."""
+        """End the stream with an ``error`` event (the client has a 200 already), also when
+        the message's end was made but could not be written (``EventStream.fail``)."""
         self.reader.done = True
-        if self.done:
-            return []
         self.done = True
         return [("error", error.body())]
 
@@ -234,6 +235,11 @@ class StreamTranslator(Translator):
     def _message_end(self, finish: core.Finish) -> list[Event]:
         out: list[Event] = []
         self._close(out)
+        if outcome(finish.reason) == "incomplete":
+            # Stopped early for a reason no stop reason says (or one nobody knows): Anthropic's
+            # only end that is not a success is the error.
+            failure = UpstreamFailure("server", incomplete_message(finish.reason))
+            return out + self.fail(from_failure(failure))
         stop_reason, stop_sequence = self._stop_reason(finish)
         out.append(
             (
@@ -250,12 +256,12 @@ class StreamTranslator(Translator):
         return out
 
     def _stop_reason(self, finish: core.Finish) -> tuple[str, str | None]:
-        reason = finish.reason
+        ended = outcome(finish.reason)
         # A call cut off by max_tokens must not be run: length wins over tool_use, as in
         # Anthropic's own API.
-        if reason == "length":
+        if ended == "length":
             return "max_tokens", None
-        if reason == "content_filter":
+        if ended == "content_filter":
             return "refusal", None
         if finish.tool_calls:
             return "tool_use", None

@@ -4,7 +4,11 @@ A front is a request translator plus an encoder of the core's events:
 
 - ``reader``: ``ChatReader`` reads the (already repaired) Chat Completions answer, streamed or
   whole, into typed ``events``; ``decode_chunk`` is the one JSON decode of upstream chunks.
-- ``failures``: ``UpstreamFailure``, upstream errors in a neutral form each front renders.
+- ``failures``: ``UpstreamFailure``, upstream errors in a neutral form each front renders;
+  ``finish``: the one table of finish reasons and their outcomes (docs/outcomes.md).
+- ``undecoded``: upstream text that is not UTF-8, decoded per channel (a character cut between
+  events joined, each byte that is not UTF-8 a counted U+FFFD).
+- ``large``: documents holding a whole answer's text, written with little memory.
 - ``plumbing``: the client's body with a size limit, the in-process upstream request.
 - ``responder``: ``FrontResponder`` runs the wrapped app and writes a ``FrontStream``'s bytes,
   with bounded buffers and an optional keep-alive.
@@ -36,9 +40,9 @@ from .events import (
 )
 from .failures import UpstreamFailure
 from .fastpath import core_event, fast_events
-from .frontstream import EventStream, Translator
+from .frontstream import EventStream, FrontStream, Translator
 from .reader import ChatReader, decode_chunk
-from .responder import FrontResponder, FrontStream
+from .responder import FrontResponder
 from .templates import EventTemplate
 
 __all__ = [

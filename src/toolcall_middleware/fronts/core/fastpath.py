@@ -69,6 +69,7 @@ class FastChunkReading:
 
     # The ``ChatReader`` state the fast path reads and moves on.
     done: bool
+    holds_bytes: bool
     max_answer_bytes: int | None
     max_arguments_bytes: int
     _answer_size: int
@@ -115,6 +116,8 @@ class FastChunkReading:
         """One SSE event, ``data: {...}\\n\\n`` and nothing else, read undecoded: the one
         event ``feed`` would give for its chunk as ``(kind, text)``, the reader moved on as
         ``feed`` moves it; or ``None``, nothing changed: decode it and ``feed`` it."""
+        if self.holds_bytes:  # a character cut short waits for its channel's next text
+            return None
         if event.startswith(self._reasoning_head):
             if not event.endswith(self._tail):
                 return None
@@ -162,7 +165,8 @@ class FastChunkReading:
         # Without the separator, ``value`` is empty: not a string, declined below.
         digits, _, value = event[self._arguments_at : -len(end)].partition(_ARGS_MIDDLE)
         index = _INDEXES.get(digits)
-        if index is None and digits.isdigit() and digits[0] != 48:  # 48: no leading zero
+        # (No leading zero; and no more digits than any index has: ``int`` refuses thousands.)
+        if index is None and digits.isdigit() and digits[0] != 48 and len(digits) < 20:
             index = int(digits)
         if index is None:
             return None
@@ -177,7 +181,7 @@ class FastChunkReading:
     def read_handed(self, handed: Handed) -> tuple[int, str] | None:
         """``read_fast`` for an event the chat path read already (``handoff.py``)."""
         index, fields, payload = handed
-        if index != 0:
+        if index != 0 or self.holds_bytes:
             return None
         if isinstance(fields, int):  # one piece of a call's arguments, as most call events are
             return self._arguments(fields, payload)
@@ -266,7 +270,8 @@ def fast_events(
     The reader reads the event (``read_handed``, else ``read_fast``); ``fast_delta(kind,
     text)`` gives the front's bytes for what it read, or ``None``, and then ``general(kind,
     text)`` gives them the general way (``core_event`` is the core event read). Nothing is
-    read once ``front.done``. ``None`` when the fast path is off (``enabled``)."""
+    read once ``front.done``, nor while the reader holds a character cut short (its channel's
+    next text must join it). ``None`` when the fast path is off (``enabled``)."""
     if not enabled:
         return None
     read, read_handed = reader.read_fast, reader.read_handed
@@ -288,6 +293,7 @@ def fast_events(
                 if (
                     not text
                     or reader.done
+                    or reader.holds_bytes
                     or not reader._calls_closed
                     or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
                 ):
@@ -305,6 +311,7 @@ def fast_events(
                 if (
                     call is None
                     or reader.done
+                    or reader.holds_bytes
                     or not size
                     or call.size + size > reader.max_arguments_bytes
                     or (reader.max_answer_bytes is not None and answer > reader.max_answer_bytes)

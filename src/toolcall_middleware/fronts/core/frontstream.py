@@ -10,21 +10,60 @@ one, renders its own event from byte templates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
 from .fastpath import FastEvent, core_event, fast_events
-from .plumbing import Reply, event_head, named_events
+from .plumbing import Output, Reply, event_head, large_events, named_events
 from .reader import ChatReader
 from .rendered import RENDERED
 from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
 
 WireEvent = tuple[str, dict[str, Any]]
+
+
+class FrontStream(Protocol):
+    """One response of a front, sans-I/O. Methods return the bytes to send when streaming
+    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
+
+    #: The client asked for a stream.
+    stream: bool
+
+    @property
+    def done(self) -> bool:
+        """Nothing more will be written (the answer ended or failed)."""
+
+    @property
+    def replaced_bytes(self) -> int:
+        """Bytes of the upstream's text that were not UTF-8, sent on as U+FFFD."""
+
+    def head(self) -> Output:
+        """The first bytes of the stream, once the upstream answered 2xx."""
+
+    def chunk(self, chunk: Mapping[str, Any]) -> Output:
+        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
+        process handed a reading of it, only what a front reads of such a chunk (its one
+        choice and delta, ``fastpath.handed_chunk``)."""
+
+    def completion(self, completion: Mapping[str, Any]) -> Output:
+        """A whole upstream ``chat.completion``."""
+
+    def end(self) -> Output:
+        """The upstream's answer ended."""
+
+    def fail(self, failure: UpstreamFailure) -> Output:
+        """End an open stream with a failure."""
+
+    def result(self) -> Reply:
+        """Not streaming: the whole reply, once the answer ended."""
+
+    def error(self, failure: UpstreamFailure) -> Reply:
+        """The reply for a failure before anything was streamed."""
 
 
 class Translator:
@@ -53,6 +92,11 @@ class Translator:
 
     def _translate(self, events: list[Event]) -> list[WireEvent]:
         raise NotImplementedError
+
+    def rewind(self) -> None:
+        """The events last made were not written (making or writing them failed, and the
+        answer ends with a failure now): forget what they counted that the failure's events
+        would count on (a sequence number, say)."""
 
     # --- the fast path (``fastpath.py``) -----------------------------------------------------
 
@@ -214,6 +258,8 @@ class EventStream:
         self.translator = translator
         translator.encoder = self.encode
         self.stream = stream
+        #: The answer's last bytes are built (the translator ended it, and ``out`` wrote it).
+        self._ended = False
         #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
         self.fast_event = self._fast_events() if stream else None
         translator.renders = self.fast_event is not None
@@ -225,22 +271,62 @@ class EventStream:
         return named_events(events, large=large)
 
     @property
+    def replaced_bytes(self) -> int:
+        return self.translator.reader.replaced_bytes
+
+    @property
     def done(self) -> bool:
-        return self.translator.done
+        """The answer is over and its last bytes exist: a translator that ended it whose last
+        events could not be written is not done (``fail`` still ends it)."""
+        return self._ended
 
-    def head(self) -> bytes:
-        return self.out(self.translator.start())
+    # (Each way in: what it made and could not write is forgotten before the failure that
+    # follows is made, ``Translator.rewind``.)
 
-    def chunk(self, chunk: Mapping[str, Any]) -> bytes:
-        return self.out(self.translator.feed(chunk))
+    def head(self) -> Output:
+        try:
+            return self.out(self.translator.start())
+        except Exception:
+            self.translator.rewind()
+            raise
 
-    def completion(self, completion: Mapping[str, Any]) -> bytes:
-        return self.out(self.translator.feed_completion(completion))
+    def chunk(self, chunk: Mapping[str, Any]) -> Output:
+        try:
+            return self.out(self.translator.feed(chunk))
+        except Exception:
+            self.translator.rewind()
+            raise
 
-    def end(self) -> bytes:
-        return self.out(self.translator.finish())
+    def completion(self, completion: Mapping[str, Any]) -> Output:
+        try:
+            return self.out(self.translator.feed_completion(completion))
+        except Exception:
+            self.translator.rewind()
+            raise
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
+    def end(self) -> Output:
+        try:
+            return self.out(self.translator.finish())
+        except Exception:
+            self.translator.rewind()
+            raise
+
+    def keep(self, events: list[WireEvent]) -> None:
+        """Not streaming: keep what the reply is made of (by default every event, in
+        ``events``, unless ``keeps_events`` is off)."""
+        if self.keeps_events:
+            self.events += events
+
+    def fail(self, failure: UpstreamFailure) -> Output:
+        """End the answer with ``failure`` in the API's shape, unless its last bytes exist
+        already: also when the translator ended it but its last events could not be written."""
+        if self._ended:
+            return b""
+        return self.out(self.failed(failure))
+
+    def failed(self, failure: UpstreamFailure) -> list[WireEvent]:
+        """The translator's events that end the answer with ``failure`` (whether or not it
+        thought the answer over)."""
         raise NotImplementedError
 
     def result(self) -> Reply:
@@ -249,21 +335,42 @@ class EventStream:
     def error(self, failure: UpstreamFailure) -> Reply:
         raise NotImplementedError
 
-    def out(self, events: list[WireEvent]) -> bytes:
-        """The bytes to send for ``events`` (none when the client does not stream)."""
-        if not self.stream:
-            if self.keeps_events:
-                self.events += events
-            return b""
+    def out(self, events: list[WireEvent]) -> Output:
+        """The bytes to send for ``events`` (none when the client does not stream). The answer
+        is ``done`` once the events that end it are written: built, not only made. Events that
+        hold a large string are written one at a time as they are sent (``_large``)."""
         translator = self.translator
-        if translator.large:
-            translator.large = False
-            return self.encode(events, large=True)
-        if len(events) == 1 and self.encode is EventStream.encode:  # most chunks: one event
-            kind, data = events[0]
-            if kind is not RENDERED:
-                return event_head(kind) + orjson.dumps(data) + b"\n\n"
-        return self.encode(events)
+        if not self.stream:
+            self.keep(events)
+            self._ended = translator.done
+            return b""
+        large, translator.large = translator.large, False
+        if large and self.encode is EventStream.encode:
+            return self._large(events)
+        try:
+            if len(events) == 1 and not large and self.encode is EventStream.encode:
+                kind, doc = events[0]  # most chunks: one event
+                if kind is not RENDERED:
+                    data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
+                    self._ended = translator.done
+                    return data
+            data = self.encode(events, large=large)
+        except orjson.JSONEncodeError:
+            # What orjson refuses to write (a value nested past its 255 levels) the standard
+            # library writes, as ``plumbing.dumps`` does.
+            data = self.encode(events, large=True)
+        self._ended = translator.done
+        return data
+
+    def _large(self, events: list[WireEvent]) -> Iterator[bytes]:
+        """``out`` for events that hold a large string: their pieces as they are written, the
+        answer ``done`` once the last is (``plumbing.large_events``)."""
+        try:
+            yield from large_events(events)
+        except Exception:
+            self.translator.rewind()
+            raise
+        self._ended = self.translator.done
 
     # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
 
@@ -277,6 +384,7 @@ class EventStream:
         translator = self.translator
 
         def general(kind: int, text: str) -> bytes:  # what the translator declined
-            return self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            data = self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            return data if isinstance(data, bytes) else b"".join(data)
 
         return fast_events(translator.reader, translator.fast_delta, general, translator)

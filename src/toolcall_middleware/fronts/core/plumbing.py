@@ -9,8 +9,9 @@ client body is in and valid: a client that leaves mid-upload sends nothing upstr
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
-from typing import Any, NamedTuple
+import logging
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -18,9 +19,13 @@ from ...asgi import Receive, Scope, Send
 from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
+from .large import LARGE_STRING, Escapes, dumps_large
 from .rendered import RENDERED
 
 Headers = list[tuple[bytes, bytes]]
+T = TypeVar("T")
+
+logger = logging.getLogger("toolcall_middleware.fronts")
 
 #: Request headers that describe the client's request, not the upstream one; each front adds
 #: its API's own (``anthropic-version``, ``x-goog-api-key``, ...).
@@ -55,18 +60,21 @@ class Reply(NamedTuple):
     headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
-#: A string this long is "large": orjson reserves about 16 bytes per character of a string it
-#: encodes, so a document holding one goes through ``dumps(doc, large=True)`` instead.
-LARGE_STRING = 64 * 1024
+#: Where streamed bytes come from: bytes, or pieces written one after another as they are
+#: made (the events that carry a whole answer's text: only one is ever held).
+Output = bytes | Iterator[bytes]
 
 
 def dumps(doc: Any, *, large: bool = False) -> bytes:
     """JSON of a document the front sends. ``large``: it may hold a string of ``LARGE_STRING``
-    or more (a whole answer's text), encoded by the standard library, which needs about twice
-    the output's size where orjson's buffer would take sixteen times the string's."""
-    if not large:
+    or more (a whole answer's text), written as ``large.dumps_large`` writes it. What orjson
+    refuses to write (a value nested past its 255 levels) the standard library writes."""
+    if large:
+        return dumps_large(doc)
+    try:
         return orjson.dumps(doc)
-    return json.dumps(doc, separators=(",", ":")).encode("ascii")
+    except orjson.JSONEncodeError:
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def json_reply(
@@ -76,21 +84,78 @@ def json_reply(
     return Reply(status, dumps(doc, large=large), (content_type, *headers))
 
 
+class IntegerOutOfRange(ValueError):
+    """A request holds an integer past what a double holds (``path`` names where): orjson,
+    as JavaScript, reads a larger integer as a double, and refuses this one."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: an integer too large for a JSON number (past a double)")
+        self.path = path
+
+
 def decode_request(body: bytes) -> Any:
     """The client's JSON body. orjson reads nearly every one; what it refuses is read again
     allowing lone surrogate escapes, each as U+FFFD (docs/clients.md, "Text no encoder
     writes"): JavaScript's ``JSON.stringify`` writes one for a string that holds half an emoji
     (a tool's output cut in UTF-16 units, say), and the client sends it back with every later
     turn. ``NaN`` and the infinities stay refused. Raises ``ValueError`` (orjson's) when the
-    body is not JSON."""
+    body is not JSON, ``IntegerOutOfRange`` when it holds an integer no double holds."""
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         refused = exc
     try:
-        return loads_well_formed(body, nan=False)
+        doc = loads_well_formed(body, nan=False)
     except ValueError:
         raise refused from None
+    path = _integer_out_of_range(doc)
+    if path is not None:
+        raise IntegerOutOfRange(path)
+    return doc
+
+
+def _integer_out_of_range(doc: Any) -> str | None:
+    """Where ``doc`` holds an integer outside ``-2**63 .. 2**64 - 1`` (what orjson reads as an
+    integer and writes), if anywhere: in a body orjson refused, one past a double. Walked
+    without recursion."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        value, path = stack.pop()
+        if type(value) is int:
+            if not -(2**63) <= value < 2**64:
+                return path or "(the body)"
+        elif type(value) is dict:
+            stack += ((item, f"{path}.{key}" if path else str(key)) for key, item in value.items())
+        elif type(value) is list:
+            stack += ((item, f"{path}[{i}]") for i, item in enumerate(value))
+    return None
+
+
+class Untranslatable(Exception):
+    """A request the checks let through but its translation could not read (a check that
+    names the field is missing: logged). Each front answers it with its 400."""
+
+
+def translated(translate: Callable[[], T], refused: type[Exception]) -> T | None:
+    """``translate()``, or ``None`` when the request nests too deep to translate (the stack,
+    or orjson's 255 levels). ``refused`` (the front's own 400s) pass; any other exception is
+    ``Untranslatable``: a request's translation never ends in a bare 500."""
+    try:
+        return translate()
+    except refused:
+        raise
+    except RecursionError:
+        return None
+    except Exception as exc:
+        if type(exc) is orjson.JSONEncodeError and str(exc) == _TOO_DEEP:
+            return None
+        logger.exception("a request that passed the checks could not be translated")
+        problem = f"{type(exc).__name__}: {exc}"
+        raise Untranslatable(f"the request could not be translated ({problem})") from exc
+
+
+#: orjson's message for a document nested past its 255 levels.
+_TOO_DEEP = "Recursion limit reached"
 
 
 async def read_request(receive: Receive, limit: int) -> bytes:
@@ -165,21 +230,34 @@ _EVENT_HEADS: dict[str, bytes] = {}
 def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> bytes:
     """``(type, data)`` pairs as SSE events with an ``event:`` line (Anthropic, Responses):
     ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline), and
-    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``."""
-    parts: list[bytes] = []  # one join, no copy per event: an event may hold a whole answer's text
-    dump = _dumps_large if large else orjson.dumps
+    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``
+    (and ``large_events``, which writes them without joining them)."""
+    if large:
+        return b"".join(large_events(events))
+    parts: list[bytes] = []
+    dump = orjson.dumps
     heads = _EVENT_HEADS
     for kind, data in events:
-        if kind is RENDERED:  # events written already, unless they must be written large
-            written, make, values = data
-            parts.append(named_events(make(*values), large=True) if large else written)
+        if kind is RENDERED:  # events written already
+            parts.append(data[0])
             continue
         parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
     return b"".join(parts)
 
 
-def _dumps_large(doc: Any) -> bytes:
-    return dumps(doc, large=True)
+def large_events(events: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
+    """``named_events(events, large=True)`` in pieces, each event written as it is asked for:
+    whoever sends them holds one at a time. Events that carry the same large string share
+    its one escape."""
+    escapes = Escapes()
+    for kind, data in events:
+        if kind is RENDERED:  # events written already: written again, large
+            _, make, values = data
+            yield from large_events(make(*values))
+            continue
+        yield event_head(kind)
+        yield dumps_large(data, escapes)
+        yield b"\n\n"
 
 
 def event_head(kind: str) -> bytes:
@@ -202,15 +280,20 @@ __all__ = [
     "SSE_HEADERS",
     "BodyTooLarge",
     "ClientGone",
+    "IntegerOutOfRange",
+    "Output",
     "Reply",
+    "Untranslatable",
     "decode_request",
     "dumps",
     "encode_upstream",
     "event_head",
     "header",
     "json_reply",
+    "large_events",
     "named_events",
     "read_request",
     "send_reply",
+    "translated",
     "upstream_scope",
 ]

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from ...calls import IdFactory, ToolCallAssembler, arguments_object, piece_entries
-from ...lenient_json import loads_well_formed
+from ...lenient_json import loads_undecoded, loads_well_formed
 from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
 from ...text_fields import reasoning_text
@@ -40,6 +40,8 @@ from .events import (
 )
 from .failures import UpstreamFailure, from_stream_error
 from .fastpath import FastChunkReading
+from .finish import failure, outcome
+from .undecoded import HeldBytes, UndecodedChoices, cleaned, decoded_chunks, undecoded_chunk
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
@@ -53,22 +55,45 @@ MAX_ARGUMENTS_BYTES = 8 * 1024 * 1024
 
 
 def decode_chunk(data: bytes) -> Any:
-    """One upstream event's JSON (or JSON body), read as the chat path reads it, or ``None``
-    when it is not JSON a client would read (logged and skipped).
+    """One upstream event's JSON, read as the chat path reads it, or ``None`` when it is not
+    JSON a client would read (logged and skipped).
 
     Every front decodes upstream chunks through here. What orjson refuses (a lone surrogate
     escape, ``NaN``) is read by ``lenient_json.loads_well_formed``: each lone surrogate becomes
     U+FFFD, so whatever a front writes from it is JSON every client parses (docs/clients.md,
-    "Text no encoder writes")."""
+    "Text no encoder writes"). An event that is not all UTF-8 is read with its text left for
+    the reader to decode (``undecoded.py``): nothing of it is dropped."""
     try:
         return _loads(data)
     except _JSONDecodeError:
         pass
     try:
         return loads_well_formed(data)
+    except UnicodeDecodeError:
+        chunk = undecoded_chunk(data)
     except ValueError:
+        chunk = None
+    if chunk is None:
         logger.warning("skipping a non-JSON upstream event: %r", data[:200])
-        return None
+    return chunk
+
+
+def decode_body(data: bytes) -> tuple[Any, int]:
+    """A whole upstream JSON body, as ``decode_chunk`` reads an event, and how many of its
+    bytes were not UTF-8 (each read as U+FFFD: a whole body has no next piece to join)."""
+    try:
+        return _loads(data), 0
+    except _JSONDecodeError:
+        pass
+    try:
+        return loads_well_formed(data), 0
+    except UnicodeDecodeError:
+        try:
+            return cleaned(loads_undecoded(data))
+        except ValueError:
+            return None, 0
+    except ValueError:
+        return None, 0
 
 
 class _Counts:
@@ -143,6 +168,10 @@ class ChatReader(FastChunkReading):
         self._calls_closed = True  # no call is open
         #: The answer is over (``Finish`` or ``UpstreamError`` was emitted).
         self.done = False
+        #: Text the upstream sent in bytes that are not UTF-8 (``undecoded.py``), and whether
+        #: a channel holds a character cut short: then every chunk is read through it.
+        self._bytes = HeldBytes()
+        self.holds_bytes = False
 
     @property
     def answer_size(self) -> int:
@@ -153,6 +182,11 @@ class ChatReader(FastChunkReading):
     def open_call_index(self) -> int | None:
         """The index of the call whose arguments are streaming, if one is."""
         return None if self._open is None else self._open.index
+
+    @property
+    def replaced_bytes(self) -> int:
+        """Bytes of text that were not UTF-8, each sent on as U+FFFD."""
+        return self._bytes.replaced
 
     @property
     def dropped_calls(self) -> int:
@@ -170,6 +204,8 @@ class ChatReader(FastChunkReading):
         """One ``chat.completion.chunk``."""
         if self.done:
             return []
+        if self.holds_bytes:
+            return self._feed_decoded(chunk)
         choices = chunk.get("choices")
         if "error" in chunk and not choices:
             return self._fail(from_stream_error(chunk))
@@ -178,6 +214,8 @@ class ChatReader(FastChunkReading):
             self._usage = usage
         out: list[Event] = []
         if type(choices) is not list:
+            if type(choices) is UndecodedChoices:
+                return self._feed_decoded(chunk)
             return out
         if len(choices) == 1:
             # The usual chunks, quickly: one choice without a finish, whose delta is text, or
@@ -226,6 +264,8 @@ class ChatReader(FastChunkReading):
         try:
             for choice in choices:
                 # The fronts never ask for more than one choice.
+                if self.done:
+                    break
                 if not isinstance(choice, Mapping) or choice.get("index") not in _FIRST:
                     continue
                 delta = choice.get("delta")
@@ -234,6 +274,17 @@ class ChatReader(FastChunkReading):
                 self._finish(choice, out)
         except LimitExceeded as exc:
             out += self._fail(_limit_failure(exc))
+        return out
+
+    def _feed_decoded(self, chunk: Mapping[str, Any]) -> list[Event]:
+        """A chunk whose text may hold bytes that are not UTF-8, or any chunk while a channel
+        holds a character cut short: read as the plain chunks of its decoded text."""
+        parts = decoded_chunks(self._bytes, dict(chunk))
+        self.holds_bytes = False  # (so that ``feed`` reads each part as it is)
+        out: list[Event] = []
+        for part in parts:
+            out += self.feed(part)
+        self.holds_bytes = self._bytes.channel is not None and not self.done
         return out
 
     def feed_completion(self, completion: Mapping[str, Any]) -> list[Event]:
@@ -332,6 +383,11 @@ class ChatReader(FastChunkReading):
     def _finish(self, choice: Mapping[str, Any], out: list[Event]) -> None:
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish:
+            if outcome(finish) == "failed":
+                # The server failed: the answer ends with its failure, and a call still open
+                # is never finished, so that no client runs what may be half its arguments.
+                out += self._fail(failure(finish))
+                return
             self._finish_reason = finish
             matched = choice.get("stop_reason")  # vLLM: the stop string that matched
             if isinstance(matched, str):

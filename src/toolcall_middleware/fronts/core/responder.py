@@ -13,59 +13,26 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any, Protocol
 
 import anyio
 
 from ... import handoff
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...handoff import KEY as HANDED
+from ...metrics import Metrics
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
 from .fastpath import FastEvent, handed_chunk
-from .plumbing import SSE_HEADERS, Headers, Reply, send_reply
-from .reader import decode_chunk
+from .frontstream import FrontStream
+from .plumbing import SSE_HEADERS, Headers, Output, Reply, send_reply
+from .reader import decode_body, decode_chunk
+from .undecoded import report_replaced
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
 ERROR_BODY_LIMIT = 64 * 1024
 #: Default cap on one upstream SSE event and on an upstream JSON body.
 MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
-
-
-class FrontStream(Protocol):
-    """One response of a front, sans-I/O. Methods return the bytes to send when streaming."""
-
-    #: The client asked for a stream.
-    stream: bool
-
-    @property
-    def done(self) -> bool:
-        """Nothing more will be written (the answer ended or failed)."""
-
-    def head(self) -> bytes:
-        """The first bytes of the stream, once the upstream answered 2xx."""
-
-    def chunk(self, chunk: Mapping[str, Any]) -> bytes:
-        """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
-        process handed a reading of it, only what a front reads of such a chunk (its one
-        choice and delta, ``fastpath.handed_chunk``)."""
-
-    def completion(self, completion: Mapping[str, Any]) -> bytes:
-        """A whole upstream ``chat.completion``."""
-
-    def end(self) -> bytes:
-        """The upstream's answer ended."""
-
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        """End an open stream with a failure."""
-
-    def result(self) -> Reply:
-        """Not streaming: the whole reply, once the answer ended."""
-
-    def error(self, failure: UpstreamFailure) -> Reply:
-        """The reply for a failure before anything was streamed."""
 
 
 class FrontResponder:
@@ -78,7 +45,14 @@ class FrontResponder:
         keepalive_interval: float = 0.0,
         max_upstream_bytes: int = MAX_UPSTREAM_BYTES,
         stream_headers: Headers = SSE_HEADERS,
+        metrics: Metrics | None = None,
+        api: str = "",
     ) -> None:
+        """``metrics`` counts, for ``api`` (the front's name), what only the front sees."""
+        self.metrics = metrics
+        self.api = api
+        #: Bytes of a whole JSON body that were not UTF-8 (the front's reader counts the rest).
+        self.replaced_bytes = 0
         self.client_send = send
         self.front = front
         self.keepalive = keepalive if keepalive_interval > 0 else None
@@ -107,15 +81,23 @@ class FrontResponder:
     async def run(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         if self._fast_event is not None:  # a chat path in this process may hand its readings
             scope = handoff.offer(scope)
-        if not (self.front.stream and self.keepalive is not None):
-            await self._run_app(app, scope, receive)  # nothing runs beside the app
-            return
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._keep_alive, tg.cancel_scope)
-            try:
-                await self._run_app(app, scope, receive)
-            finally:
-                tg.cancel_scope.cancel()
+        try:
+            if not (self.front.stream and self.keepalive is not None):
+                await self._run_app(app, scope, receive)  # nothing runs beside the app
+                return
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._keep_alive, tg.cancel_scope)
+                try:
+                    await self._run_app(app, scope, receive)
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._count_replaced()
+
+    def _count_replaced(self) -> None:
+        replaced = self.replaced_bytes + self.front.replaced_bytes
+        if replaced:
+            report_replaced(replaced, self.metrics, self.api)
 
     async def _run_app(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         try:
@@ -128,40 +110,46 @@ class FrontResponder:
                 await self._fail(UpstreamFailure("server", f"upstream failed: {exc!r}"))
             else:
                 await self._end_of_body()
-        except Exception:
+        except Exception as exc:
             if not self.client_gone:
-                raise
+                await self._broken(exc)
 
     # --- the wrapped app's side -------------------------------------------------------------
 
     async def upstream_send(self, message: Message) -> None:
-        hot = self._hot
-        if hot is not None and (
-            (handed := message.get(HANDED)) is not None or message.get("more_body")
-        ):
-            # The hot path: the usual event, one whole ``data: {...}`` event per body message
-            # as servers (and the chat path under a front) send them, read and written by the
-            # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``). (A
-            # reading is handed only with a body that is not the last: one lookup fewer.)
-            body = message["body"]
-            data = hot(body, handed)
-            if data is None:
-                await self._one_event(body, message)
-            elif data:  # ``_write_more``, inline: once per event
-                try:
-                    await self.client_send(
-                        {"type": "http.response.body", "body": data, "more_body": True}
-                    )
-                except Exception:
-                    self._client_lost()
-                    raise
-                if self.keepalive is not None:
-                    self.last_write = time.monotonic()
-            return
-        if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
-            await self._one_event(message["body"], message)
-            return
-        await self._read(message)
+        # (An exception while translating never reaches the app: see ``_broken``.)
+        try:
+            hot = self._hot
+            if hot is not None and (
+                (handed := message.get(HANDED)) is not None or message.get("more_body")
+            ):
+                # The hot path: the usual event, one whole ``data: {...}`` event per body message
+                # as servers (and the chat path under a front) send them, read and written by the
+                # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``). (A
+                # reading is handed only with a body that is not the last: one lookup fewer.)
+                body = message["body"]
+                data = hot(body, handed)
+                if data is None:
+                    await self._one_event(body, message)
+                elif data:  # ``_write_more``, inline: once per event
+                    try:
+                        await self.client_send(
+                            {"type": "http.response.body", "body": data, "more_body": True}
+                        )
+                    except Exception:
+                        self._client_lost()
+                        raise
+                    if self.keepalive is not None:
+                        self.last_write = time.monotonic()
+                return
+            if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
+                await self._one_event(message["body"], message)
+                return
+            await self._read(message)
+        except Exception as exc:
+            if self.client_gone:
+                raise  # the app stops: nobody reads what it sends
+            await self._broken(exc)
 
     async def _one_event(self, body: bytes, message: Message) -> None:
         """A body message of an SSE stream with nothing held in the decoder, not taken by the
@@ -214,6 +202,8 @@ class FrontResponder:
 
     async def _read(self, message: Message) -> None:
         """Any message but the hot path's."""
+        if self.state == "done":
+            return  # the response is over (a limit, a failure): the rest is dropped
         kind = message["type"]
         if kind == "http.response.start":
             await self._response_start(message)
@@ -282,20 +272,29 @@ class FrontResponder:
             data = event.data
             if data is None:
                 continue  # comments and keep-alives
-            if data[:1] != b"{" and data.strip() == b"[DONE]":
-                out.append(front.end())
-                break
-            if fast is not None:  # several events in one read: each may still be the usual one
-                sent = fast(event.raw, None)
-                if sent is not None:
-                    out.append(sent)
+            last = data[:1] != b"{" and data.strip() == b"[DONE]"
+            sent: Output
+            if last:
+                sent = front.end()
+            else:
+                if fast is not None:  # several events in one read: each may be the usual one
+                    fast_sent = fast(event.raw, None)
+                    if fast_sent is not None:
+                        out.append(fast_sent)
+                        continue
+                chunk = decode_chunk(data)
+                if not isinstance(chunk, dict):
                     continue
-            chunk = decode_chunk(data)
-            if isinstance(chunk, dict):
                 if learn is not None:
                     learn(data, chunk)
-                out.append(front.chunk(chunk))
-            if front.done:
+                sent = front.chunk(chunk)
+            if isinstance(sent, bytes):
+                out.append(sent)
+            else:  # pieces written as they are sent: what came before goes first
+                await self._body(b"".join(out))
+                out = []
+                await self._body(sent)
+            if last or front.done:
                 break
         await self._body(b"".join(out))
         if front.done:
@@ -325,7 +324,7 @@ class FrontResponder:
     async def _json_body(self) -> None:
         body = b"".join(self.parts)
         self.parts = []
-        doc = decode_chunk(body) if body.strip() else None
+        doc, self.replaced_bytes = decode_body(body) if body.strip() else (None, 0)
         del body
         if not isinstance(doc, dict):
             problem = "invalid JSON" if doc is None else "an unexpected JSON body"
@@ -333,7 +332,8 @@ class FrontResponder:
             return
         out = self.front.completion(doc)
         del doc
-        await self._body(out + self.front.end())
+        await self._body(out)
+        await self._body(self.front.end())
         await self._done()
 
     async def _fail(self, failure: UpstreamFailure) -> None:
@@ -348,9 +348,16 @@ class FrontResponder:
 
     # --- the client's side ------------------------------------------------------------------
 
-    async def _body(self, data: bytes) -> None:
-        if data and self.streaming:
-            await self._write_more(data)
+    async def _body(self, data: Output) -> None:
+        if not self.streaming:
+            return
+        if isinstance(data, bytes):
+            if data:
+                await self._write_more(data)
+            return
+        for piece in data:  # each made as it is sent: one large event held at a time
+            if piece:
+                await self._write_more(piece)
 
     async def _write_more(self, data: bytes) -> None:
         """A piece of the stream (``_write`` for a body message that is not the last)."""
@@ -369,12 +376,46 @@ class FrontResponder:
     async def _done(self) -> None:
         if self.state == "done":
             return
-        self.state = "done"
-        self._hot = None
         if self.streaming:
+            self.state = "done"
+            self._hot = None
             await self._write({"type": "http.response.body", "body": b"", "more_body": False})
         else:
+            # Built before anything is sent: a reply that cannot be built is the API's error.
             await self._reply(self.front.result())
+
+    async def _broken(self, exc: Exception) -> None:
+        """Translating the answer failed (an answer no front can write, or a bug): the client
+        gets its API's error, never a stream that ends as if it were whole or a bare 500; the
+        rest of the upstream is dropped. Called where ``exc`` was caught."""
+        logger.exception("could not translate the upstream's answer")
+        self._hot = None
+        if self.finished or self.client_gone:
+            return
+        failure = UpstreamFailure(
+            "server", f"the proxy could not translate the upstream's answer ({exc!r})"
+        )
+        if not self.streaming:
+            try:
+                reply = self.front.error(failure)
+            except Exception:
+                logger.exception("could not write the error reply")
+                reply = Reply(500, b"the proxy could not translate the upstream's answer")
+            await self._reply(reply)
+            return
+        try:
+            data = self.front.fail(failure)
+        except Exception:
+            logger.exception("could not write the error event")
+            data = b""  # (the stream still ends: a client that reads it whole sees it cut short)
+        self.state = "done"
+        try:
+            await self._body(data)
+        except Exception:
+            if self.client_gone:
+                raise
+            logger.exception("could not write the error event")
+        await self._write({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _reply(self, reply: Reply) -> None:
         self.state = "done"

@@ -28,7 +28,7 @@ def one_leading_system(
     seen_user = False
     for message in messages:
         role = message.get("role")
-        if role not in SYSTEM_ROLES:
+        if not isinstance(role, str) or role not in SYSTEM_ROLES:
             seen_user = seen_user or role == "user"
             rest.append(message)
             continue

@@ -21,21 +21,24 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import anyio
-import orjson
 
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.plumbing import (
     REQUEST_HEADERS,
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -84,8 +87,18 @@ class GeminiMiddleware:
     ``max_upstream_bytes``.
     """
 
-    def __init__(self, app: ASGIApp, options: GeminiOptions | None = None, **keywords: Any) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        options: GeminiOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
+    ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a GeminiOptions or keyword options, not both")
         self.options = options or GeminiOptions.build(**keywords)
@@ -151,6 +164,8 @@ class GeminiMiddleware:
             ErrorApart(send, front),
             front,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="gemini",
             stream_headers=SSE_HEADERS if framing == "sse" else _ARRAY_HEADERS,
         )
         target = upstream_scope(
@@ -176,16 +191,21 @@ class GeminiMiddleware:
             raise invalid_argument(message) from None
         try:
             doc = decode_request(body) if body.strip() else {}
+        except IntegerOutOfRange as exc:
+            raise invalid_argument(str(exc)) from None
         except ValueError as exc:
             raise invalid_argument(f"request body is not valid JSON: {exc}") from None
         del body
         count_only = action == "countTokens"
         try:
-            request = translate_request(
-                doc, model, self.options.request, stream=stream, count_only=count_only
+            request = translated(
+                lambda: translate_request(
+                    doc, model, self.options.request, stream=stream, count_only=count_only
+                ),
+                GeminiError,
             )
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            request = None
+        except Untranslatable as exc:
+            raise invalid_argument(str(exc)) from None
         upstream_body = encode_upstream(request.body) if request is not None else None
         if request is None or upstream_body is None:
             raise invalid_argument("request body nests JSON too deeply to translate")

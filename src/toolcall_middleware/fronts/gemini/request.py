@@ -10,14 +10,13 @@ refused. Keys are read in lowerCamel or snake_case (``fields.get``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...models import match_model
 from ..core.models import map_model
-from ..core.numbers import is_number
+from ..core.numbers import INT32, is_number, proto_integer
 from ..core.schema import clean_schema
 from ..core.system import one_leading_system
 from ..core.tokens import estimate_tokens
@@ -232,11 +231,13 @@ _NUMBERS = {
     "presencePenalty": "presence_penalty",
     "frequencyPenalty": "frequency_penalty",
 }
-_INTEGERS = {
-    "topK": "top_k",
-    "seed": "seed",
-    "maxOutputTokens": "max_tokens",
-    "logprobs": "top_logprobs",
+#: Integer fields: their chat field, and their least value (``None``: any int32). A negative
+#: ``maxOutputTokens`` must not pass: llama.cpp reads -1 as no limit.
+_INTEGERS: dict[str, tuple[str, int | None]] = {
+    "topK": ("top_k", 1),
+    "seed": ("seed", None),
+    "maxOutputTokens": ("max_tokens", 1),
+    "logprobs": ("top_logprobs", 0),
 }
 
 
@@ -260,8 +261,8 @@ def _generation(
             if not is_number(value):
                 raise invalid_argument(f"{path}.{name}: must be a number")
             body[chat] = value
-    for name, chat in _INTEGERS.items():
-        value = _integer(get(config, name), f"{path}.{name}")
+    for name, (chat, least) in _INTEGERS.items():
+        value = _integer(get(config, name), f"{path}.{name}", least)
         if value is not None:
             body[chat] = value
     stop = get(config, "stopSequences")
@@ -275,7 +276,7 @@ def _generation(
         if not isinstance(logprobs, bool):
             raise invalid_argument(f"{path}.responseLogprobs: must be a boolean")
         body["logprobs"] = logprobs
-    candidates = _integer(get(config, "candidateCount"), f"{path}.candidateCount")
+    candidates = _integer(get(config, "candidateCount"), f"{path}.candidateCount", 1)
     if candidates is not None and candidates > 1:
         raise invalid_argument(f"{path}.candidateCount: only one candidate is supported")
     modalities = get(config, "responseModalities")
@@ -325,7 +326,7 @@ def _thinking(
     include = get(config, "includeThoughts")
     if include is not None and not isinstance(include, bool):
         raise invalid_argument(f"{path}.includeThoughts: must be a boolean")
-    budget = _integer(get(config, "thinkingBudget"), f"{path}.thinkingBudget")
+    budget = _integer(get(config, "thinkingBudget"), f"{path}.thinkingBudget", -1)
     level = get(config, "thinkingLevel")
     if level is not None:
         if not isinstance(level, str) or level.upper() not in (*LEVELS, _UNSPECIFIED_LEVEL):
@@ -351,20 +352,17 @@ def effort_of_budget(budget: int) -> str:
 # --- field helpers --------------------------------------------------------------------------
 
 
-def _integer(value: Any, path: str) -> int | None:
-    """An integer field; proto-JSON may write it as a string (``"1024"``)."""
+def _integer(value: Any, path: str, least: int | None = None) -> int | None:
+    """An int32 field (Gemini's are), at least ``least``; proto-JSON may write it as a string
+    of ASCII digits (``"1024"``)."""
     if value is None:
         return None
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value != int(value)
-    ):
-        raise invalid_argument(f"{path}: must be an integer")
-    return int(value)
+    number = proto_integer(value)
+    if number is None or not INT32[0] <= number <= INT32[1]:
+        raise invalid_argument(f"{path}: must be an integer (32 bits)")
+    if least is not None and number < least:
+        raise invalid_argument(f"{path}: must be at least {least}")
+    return number
 
 
 def _list(value: Any, path: str) -> list[Any]:

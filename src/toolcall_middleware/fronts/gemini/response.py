@@ -11,11 +11,19 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.finish import Outcome, outcome
 from ..core.numbers import count
 
-#: Upstream ``finish_reason`` -> ``finishReason``. Gemini has no reason for tool calls: a turn
-#: that ends in calls is ``STOP``; anything unknown is too.
-FINISH_REASONS = {"length": "MAX_TOKENS", "content_filter": "SAFETY"}
+#: An upstream ``finish_reason``'s outcome (``core.finish``) -> ``finishReason``. Gemini has no
+#: reason for tool calls: a turn that ends in calls is ``STOP``. An answer stopped early for
+#: another reason, or one no table knows, is ``OTHER``; a failed one never gets here (it ends
+#: with the API's error).
+FINISH_REASONS: dict[Outcome, str] = {
+    "complete": "STOP",
+    "length": "MAX_TOKENS",
+    "content_filter": "SAFETY",
+    "incomplete": "OTHER",
+}
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -30,7 +38,7 @@ def new_call_id() -> str:
 
 
 def finish_reason(reason: str) -> str:
-    return FINISH_REASONS.get(reason, "STOP")
+    return FINISH_REASONS.get(outcome(reason), "OTHER")
 
 
 def usage_metadata(

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.numbers import proto_integer
+from .errors import invalid_argument
 from .fields import camel
 
 _DROPPED = frozenset({"propertyOrdering", "example"})
@@ -33,7 +35,8 @@ _DEFS_REF = "#/defs/"
 
 def to_json_schema(schema: Any) -> Any:
     """A JSON Schema copy of a Gemini ``Schema``; the input is not modified. Anything that is
-    not an object passes as it is (the upstream judges it)."""
+    not an object passes as it is (the upstream judges it); a count written as a string, as
+    proto-JSON writes int64, must be one (raises ``GeminiError``)."""
     if not isinstance(schema, Mapping):
         return schema
     out: dict[str, Any] = {}
@@ -54,8 +57,11 @@ def to_json_schema(schema: Any) -> Any:
             out[key] = [to_json_schema(s) for s in value]
         elif key in _ONE:
             out[key] = to_json_schema(value)
-        elif key in _COUNTS and isinstance(value, str) and value.strip().isdigit():
-            out[key] = int(value)
+        elif key in _COUNTS and isinstance(value, str):
+            count = proto_integer(value)
+            if count is None or count < 0:
+                raise invalid_argument(f"{key}: {value[:40]!r} is not a count (ASCII digits)")
+            out[key] = count
         elif key == "ref" and isinstance(value, str):
             out["$ref"] = (
                 value.replace(_DEFS_REF, "#/$defs/", 1) if value.startswith(_DEFS_REF) else value

@@ -28,6 +28,7 @@ import orjson
 
 from .. import core
 from ..core.fastpath import ARGUMENTS, REASONING
+from ..core.large import Escapes, dumps_large
 from ..core.plumbing import Reply, json_reply
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from . import signature
@@ -36,7 +37,7 @@ from .request import GeminiRequest
 from .response import finish_reason, new_call_id, new_response_id, response, usage_metadata
 
 Framing = Literal["sse", "array"]
-#: Strings of this many characters or more are encoded by the standard library (``dump``).
+#: Strings of this many characters or more are escaped once, apart (``dump``, ``core.large``).
 LARGE = 64 * 1024
 
 _LINE_BREAKS = (
@@ -113,6 +114,10 @@ class GeminiStream:
     def done(self) -> bool:
         return self._done
 
+    @property
+    def replaced_bytes(self) -> int:
+        return self.reader.replaced_bytes
+
     # --- FrontStream ----------------------------------------------------------------------
 
     def head(self) -> bytes:
@@ -143,10 +148,12 @@ class GeminiStream:
         if self._failure is not None:
             return self.error(self._failure)
         parts: list[dict[str, Any]] = []
-        if self._thoughts:
-            parts.append({"text": "".join(self._thoughts), "thought": True})
-        if self._texts:
-            parts.append({"text": "".join(self._texts)})
+        # (The pieces go as they are joined: only the whole texts are held.)
+        thoughts, texts, self._thoughts, self._texts = self._thoughts, self._texts, [], []
+        if thoughts:
+            parts.append({"text": _joined(thoughts), "thought": True})
+        if texts:
+            parts.append({"text": _joined(texts)})
         parts += self._calls
         final = self._final or {}
         doc = response(
@@ -267,15 +274,18 @@ class GeminiStream:
             self._reasoning.append(text)
 
     def _finish(self, finish: core.Finish) -> bytes:
-        self._done = True
+        """The last chunk; the response is done only once its bytes exist (until then,
+        ``fail`` still ends it with the API's error)."""
         output_tokens = -(-self._ascii // 4) + self._other
         usage = usage_metadata(finish.usage, self.input_tokens, output_tokens, self.context_scale)
         reason = finish_reason(finish.reason)
         if not self.stream:
             self._final = {"finishReason": reason, "usageMetadata": usage}
+            self._done = True
             return b""
         doc = response([{"text": ""}], self.model, self.response_id, reason, usage)
         data = one_line(orjson.dumps(doc))
+        self._done = True
         if self.framing == "sse":
             return b"data: " + data + b"\n\n"
         return (data if self._first else b"\n," + data) + b"\n]"
@@ -289,6 +299,13 @@ class GeminiStream:
             self._other += len(text) - ascii_chars
 
 
+def _joined(pieces: list[str]) -> str:
+    """The pieces as one text; the list is emptied, so that only the text is held."""
+    text = "".join(pieces)
+    pieces.clear()
+    return text
+
+
 def dump_text(text: str) -> bytes:
     """A string as JSON on one line."""
     data = orjson.dumps(text)
@@ -296,12 +313,17 @@ def dump_text(text: str) -> bytes:
 
 
 def dump(doc: Any, size: int) -> bytes:
-    """``doc`` as JSON on one line. Past ``LARGE`` characters of strings in it (``size``), by
-    the standard library: orjson reserves about 16 bytes per character it encodes, so one
-    large call or answer would cost far more memory than it holds."""
+    """``doc`` as JSON on one line. Past ``LARGE`` characters of strings in it (``size``), each
+    large string escaped once (``core.large``): orjson reserves several times the length of a
+    string it escapes, so one large call or answer would cost far more memory than it holds.
+    The standard library writes what orjson refuses to (call arguments nested past its 255
+    levels)."""
     if size < LARGE:
-        return one_line(orjson.dumps(doc))
-    return one_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
+        try:
+            return one_line(orjson.dumps(doc))
+        except orjson.JSONEncodeError:
+            return one_line(json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
+    return one_line(dumps_large(doc, Escapes(one_line)))
 
 
 def error_reply(error: GeminiError, retry_after: bytes | None = None) -> Reply:

@@ -43,7 +43,7 @@ def translate_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
             raise invalid("must be an object", "reasoning")
         effort = reasoning.get("effort")
         if effort is not None and effort != "none":
-            if effort not in _EFFORT:
+            if not isinstance(effort, str) or effort not in _EFFORT:
                 raise invalid(f"unsupported effort {effort!r}", "reasoning.effort")
             out["reasoning_effort"] = _EFFORT[effort]
     text = doc.get("text")

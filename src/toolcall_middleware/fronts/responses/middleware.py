@@ -16,9 +16,8 @@ import logging
 import sys
 from typing import Any
 
-import orjson
-
 from ...asgi import ASGIApp, Receive, Scope, Send
+from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.failures import UpstreamFailure
 from ..core.frontstream import EventStream
@@ -27,13 +26,16 @@ from ..core.plumbing import (
     SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
+    IntegerOutOfRange,
     Reply,
+    Untranslatable,
     decode_request,
     encode_upstream,
     header,
     json_reply,
     read_request,
     send_reply,
+    translated,
     upstream_scope,
 )
 from ..core.responder import FrontResponder
@@ -63,9 +65,17 @@ class ResponsesMiddleware:
     """
 
     def __init__(
-        self, app: ASGIApp, options: ResponsesOptions | None = None, **keywords: Any
+        self,
+        app: ASGIApp,
+        options: ResponsesOptions | None = None,
+        *,
+        metrics: Metrics | None = None,
+        **keywords: Any,
     ) -> None:
+        """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
+        its own; none by default)."""
         self.app = app
+        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a ResponsesOptions or keyword options, not both")
         self.options = options or ResponsesOptions.build(**keywords)
@@ -119,6 +129,8 @@ class ResponsesMiddleware:
             keepalive=KEEPALIVE,
             keepalive_interval=options.keepalive_interval or 0.0,
             max_upstream_bytes=options.max_upstream_bytes,
+            metrics=self.metrics,
+            api="responses",
         )
         target = upstream_scope(
             scope,
@@ -149,13 +161,17 @@ class ResponsesMiddleware:
             )
         try:
             doc = decode_request(body)
+        except IntegerOutOfRange as exc:
+            raise invalid(str(exc), exc.path) from None
         except ValueError as exc:
             raise invalid(f"request body is not valid JSON: {exc}") from None
         del body
         try:
-            request = translate_request(doc, self._request_options)
-        except (RecursionError, orjson.JSONEncodeError):  # a schema nested too deep to walk
-            request = None
+            request = translated(
+                lambda: translate_request(doc, self._request_options), ResponsesError
+            )
+        except Untranslatable as exc:
+            raise invalid(str(exc)) from None
         upstream_body = encode_upstream(request.body) if request is not None else None
         if request is None or upstream_body is None:
             raise invalid("request body nests JSON too deeply to translate")
@@ -196,8 +212,8 @@ class ResponsesStream(EventStream):
         )
         super().__init__(translator, request.stream)
 
-    def fail(self, failure: UpstreamFailure) -> bytes:
-        return self.out(self.translator.fail(failure))
+    def failed(self, failure: UpstreamFailure) -> list[tuple[str, dict[str, Any]]]:
+        return self.translator.fail(failure)
 
     def result(self) -> Reply:
         response = self.translator.response

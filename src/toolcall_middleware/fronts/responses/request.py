@@ -232,9 +232,10 @@ class _Input:
         self.out.append({"role": role, "content": text})
 
     def _reasoning(self, item: Mapping[str, Any], path: str) -> None:
+        content, summary = (_parts(item, name, path) for name in ("content", "summary"))
         parts = [
             p.get("text")
-            for p in item.get("content") or ()
+            for p in content
             if isinstance(p, Mapping)
             and p.get("type") == "reasoning_text"
             and isinstance(p.get("text"), str)
@@ -242,7 +243,7 @@ class _Input:
         if not parts:
             parts = [
                 p.get("text")
-                for p in item.get("summary") or ()
+                for p in summary
                 if isinstance(p, Mapping) and isinstance(p.get("text"), str)
             ]
         text = "\n".join(t for t in parts if t) or decode_reasoning(item.get("encrypted_content"))
@@ -353,6 +354,16 @@ class _Input:
             )
 
 
+def _parts(item: Mapping[str, Any], name: str, path: str) -> list[Any]:
+    """An item's list of parts (``null`` or absent: none), or the 400 naming it."""
+    value = item.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise invalid("must be a list of parts", f"{path}.{name}")
+    return value
+
+
 def _str(obj: Mapping[str, Any], name: str, path: str) -> str:
     value = obj.get(name)
     if not isinstance(value, str) or not value:
@@ -386,7 +397,10 @@ def _user_content(content: Any, path: str) -> str | list[dict[str, Any]]:
         ppath = f"{path}.content[{j}]"
         kind = part.get("type") if isinstance(part, Mapping) else None
         if kind in ("input_text", "text"):
-            parts.append({"type": "text", "text": part.get("text") or ""})
+            text = part.get("text")
+            if text is not None and not isinstance(text, str):
+                raise invalid("must be a string", f"{ppath}.text")
+            parts.append({"type": "text", "text": text or ""})
         elif kind == "input_image":
             parts.append(_image(part, ppath))
         else:

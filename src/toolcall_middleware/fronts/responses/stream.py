@@ -29,6 +29,7 @@ from ..core.events import (
 )
 from ..core.failures import UpstreamFailure
 from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.finish import outcome
 from ..core.frontstream import Translator
 from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
@@ -41,10 +42,12 @@ from .written import CallTemplates, TextTemplates
 
 Event = tuple[str, dict[str, Any]]
 
+#: ``incomplete_details.reason`` per outcome (``core.finish``); another incomplete answer
+#: carries the upstream's own finish reason.
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 #: What text each item takes on the fast path.
 _FAST_KINDS = {"reasoning": REASONING, "output_text": CONTENT}
-_join, _dumps, _loads, _Fragment = b"".join, orjson.dumps, orjson.loads, orjson.Fragment
+_join, _dumps, _Fragment = b"".join, orjson.dumps, orjson.Fragment
 
 
 class ResponseTranslator(Translator):
@@ -78,6 +81,7 @@ class ResponseTranslator(Translator):
         )
         self.created_at = int(time.time())
         self.seq = 0
+        self._seq_mark = 0  # the sequence number of the first event ``_translate`` made last
         #: The output items so far: each done item as its JSON (``_keep_done``), the open one
         #: as a dict.
         self.output: list[dict[str, Any] | bytes] = []
@@ -118,10 +122,9 @@ class ResponseTranslator(Translator):
         ]
 
     def fail(self, failure: UpstreamFailure) -> list[Event]:
-        """End with ``response.failed`` (an open call is left unfinished: never run it)."""
+        """End with ``response.failed`` (an open call is left unfinished: never run it), also
+        when the response's end was made but could not be written (``EventStream.fail``)."""
         self.reader.done = True
-        if self.done:
-            return []
         self.done = True
         out = self._close_text()
         self.failure = failure
@@ -134,6 +137,7 @@ class ResponseTranslator(Translator):
 
     def _translate(self, events: list[core.Event]) -> list[Event]:
         # (The event classes as globals, not ``core.`` attributes: this runs at every switch.)
+        self._seq_mark = self.seq
         out: list[Event] = []
         for event in events:
             if self.done:
@@ -164,6 +168,11 @@ class ResponseTranslator(Translator):
             elif isinstance(event, UpstreamError):
                 out += self.fail(event.failure)
         return out
+
+    def rewind(self) -> None:
+        """``Translator.rewind``: the failure takes the first sequence number the events that
+        were not written took."""
+        self.seq = self._seq_mark
 
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """``Translator.fast_delta``: a delta of the open item, or of the open function call,
@@ -247,6 +256,8 @@ class ResponseTranslator(Translator):
             return []
         self._fast_kind = -1
         text = "".join(item.parts)
+        # The pieces go now: only the whole text is held until the response ends.
+        item.parts = self._fast_parts = []
         if len(text) >= LARGE_STRING:
             self.large = True
         seq = self.seq
@@ -387,13 +398,14 @@ class ResponseTranslator(Translator):
         out = self._close_text()
         self.done = True
         self._whole_output()
-        reason = _INCOMPLETE.get(finish.reason)
+        ended = outcome(finish.reason)
         usage = usage_of(finish.usage)
-        if reason is None:
+        if ended == "complete":
             self.response = self._response("completed", self.output, usage=usage)
             self.response["completed_at"] = int(time.time())
             out.append(self._event("response.completed", response=self.response))
         else:
+            reason = _INCOMPLETE.get(ended, finish.reason)
             self.response = self._response(
                 "incomplete", self.output, usage=usage, incomplete={"reason": reason}
             )
@@ -432,10 +444,7 @@ class ResponseTranslator(Translator):
 
     def _output_items(self, output: list[dict[str, Any] | bytes]) -> list[Any]:
         """The items for a response object: each done item's JSON as an ``orjson.Fragment``
-        (orjson writes it as it is), or decoded again when the response is large (written by
-        the standard library, which takes no fragment)."""
-        if self.large_output:
-            return [_loads(item) if type(item) is bytes else item for item in output]
+        (orjson writes it as it is, also in a large response: ``core.large``)."""
         return [_Fragment(item) if type(item) is bytes else item for item in output]
 
     def _event(self, kind: str, **fields: Any) -> Event:

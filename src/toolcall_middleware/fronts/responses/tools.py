@@ -164,6 +164,14 @@ def _custom(tool: Mapping[str, Any], path: str, name: str, seen: set[str]) -> di
     return {"type": "function", "function": function}
 
 
+def _namespace(holder: Mapping[str, Any], path: str) -> str | None:
+    """A ``tool_choice`` entry's optional ``namespace``: a string, or the 400 naming it."""
+    namespace = holder.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        raise invalid("must be a string", f"{path}.namespace")
+    return namespace
+
+
 def translate_tool_choice(choice: Any, tools: Tools) -> dict[str, Any]:
     """The Chat ``tool_choice`` (and a narrowed ``tools`` list for ``allowed_tools``)."""
     if choice is None:
@@ -178,8 +186,7 @@ def translate_tool_choice(choice: Any, tools: Tools) -> dict[str, Any]:
         name = choice.get("name")
         if not isinstance(name, str):
             raise invalid("field required (a string)", "tool_choice.name")
-        namespace = choice.get("namespace")
-        flat = flat_name(namespace if isinstance(namespace, str) else None, name)
+        flat = flat_name(_namespace(choice, "tool_choice"), name)
         if flat not in names:
             raise invalid(f"no tool named {name!r} in tools", "tool_choice.name")
         return {"tool_choice": {"type": "function", "function": {"name": flat}}}
@@ -191,9 +198,9 @@ def translate_tool_choice(choice: Any, tools: Tools) -> dict[str, Any]:
         if not isinstance(allowed, list):
             raise invalid("must be a list", "tool_choice.tools")
         keep = set()
-        for entry in allowed:
+        for i, entry in enumerate(allowed):
             if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
-                keep.add(flat_name(entry.get("namespace"), entry["name"]))
+                keep.add(flat_name(_namespace(entry, f"tool_choice.tools[{i}]"), entry["name"]))
         tools.chat = [t for t in tools.chat if t["function"]["name"] in keep]
         return {"tool_choice": mode}
     if isinstance(kind, str) and (kind in HOSTED or kind.startswith("web_search")):

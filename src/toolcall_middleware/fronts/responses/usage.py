@@ -17,9 +17,8 @@ def usage_of(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
     )
     if not (is_int(prompt) and is_int(completion)):
         return None
-    assert isinstance(prompt, int) and isinstance(completion, int)
-    if not is_int(total):
-        total = prompt + completion
+    prompt, completion = count(prompt), count(completion)
+    total = count(total) if is_int(total) else prompt + completion
     return {
         "input_tokens": prompt,
         "input_tokens_details": {
