@@ -169,17 +169,16 @@ class DsmlArguments(ArgumentsWriter):
 
     def _unwrap(self, key: str, flag: str | None, text: str, out: list[Event]) -> None:
         """The wrapper parameter closed: its object's members, or itself as a member."""
-        inner = _json(text)
-        if isinstance(inner, str):  # the object written as a JSON string
-            inner = _json(inner)
+        value = _json(text)
+        inner = _json(value) if isinstance(value, str) else value  # (an object in a string)
         tool = self.tool
         if isinstance(inner, dict) and tool is not None and set(inner) <= tool.property_names:
             for name, member in inner.items():
                 self.member(name, value_json(member), out)
-        elif flag == "true" or inner is _NOT_JSON:
+        elif flag == "true" or value is _NOT_JSON:
             self.member(key, json_string(text), out)
         else:
-            self.member(key, value_json(inner), out)
+            self.member(key, value_json(value), out)
 
 
 _NOT_JSON = object()
