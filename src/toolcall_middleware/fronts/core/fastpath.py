@@ -9,7 +9,7 @@ again costs several times what the text itself does. So, for those events only:
   stream's chunk template (``chunk_template.ChunkTemplate``, the one the chat path uses), without
   decoding the rest of the chunk;
 - ``Translator.fast_delta`` (a front's one hook) gives the bytes of its own event for that
-  text, rendered from an ``EventTemplate`` (``templates.py``): bytes learnt once per item or
+  text, written from an ``EventTemplate`` (``templates.py``): bytes learnt once per item or
   block, where only a number (a sequence number) and the JSON-escaped text vary.
 
 **The rule: every fast path yields exactly the bytes the general path would, or declines.**

@@ -10,9 +10,8 @@ one, renders its own event from byte templates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar, Protocol
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from typing import Any, Protocol
 
 import orjson
 
@@ -21,8 +20,7 @@ from .failures import UpstreamFailure
 from .fastpath import FastEvent, core_event, fast_events
 from .plumbing import Output, Reply, event_head, large_events, named_events
 from .reader import ChatReader
-from .rendered import RENDERED
-from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
+from .templates import Encoder, EventTemplate, Maker
 
 WireEvent = tuple[str, dict[str, Any]]
 
@@ -107,9 +105,6 @@ class Translator:
     #: How the stream encodes this translator's events (``EventStream`` sets it), so event
     #: templates are made with the very encoder the general path uses.
     encoder: Encoder = staticmethod(named_events)
-    #: The stream takes the fast path (it streams, the fast path is on): the translator may
-    #: also write the events that open and close items from templates (``rendered.py``).
-    renders = False
     #: ``template``'s ``(kind, alike, numbered)`` keys proved so far in this stream.
     _proved_templates: frozenset[tuple[str, Hashable, bool]] = frozenset()
 
@@ -142,113 +137,6 @@ class Translator:
             self._proved_templates = self._proved_templates | {key}
         return template
 
-    #: ``item_template``'s slots per ``(kind, alike)`` in this stream (``None``: unusable).
-    _item_slots: Mapping[tuple[str, Hashable], ItemSlots | None] = MappingProxyType({})
-    #: The slots proved so far in this process (see ``item_template``), per ``_slots_key``.
-    _proved_slots: ClassVar[dict[Hashable, ItemSlots]] = {}
-
-    def item_template(
-        self,
-        kind: str,
-        make: Callable[[str, int], Maker],
-        item_id: str,
-        index: int,
-        *,
-        alike: Hashable,
-    ) -> EventTemplate | None:
-        """``template(kind, make(item_id, index), alike=alike)`` for the delta events of one
-        item of many (``make(id, index)``: the builder of that item's events, which builds
-        every item's alike, as ``alike`` says), without making one per item: the template made
-        once per stream for a sample item (``ItemSlots``), with this item's id and index put
-        in; proved equal to the usual template on the first item, else the usual template
-        every time. A proof holds for every stream whose ``make`` is the same code over the
-        same plain values (``_slots_key``): such streams take the slots proved already."""
-        key = (kind, alike)
-        slots = self._item_slots.get(key, self)
-        shared = None
-        if slots is self:  # not yet in this stream: proved in another?
-            shared = _slots_key(self, kind, alike, make)
-            proved = None if shared is None else Translator._proved_slots.get(shared)
-            if proved is not None:
-                self._item_slots = {**self._item_slots, key: proved}
-                slots = proved
-        if slots is None or isinstance(slots, ItemSlots):
-            made = None if slots is None else slots.of(item_id, index)
-            return made or self.template(kind, make(item_id, index), alike=alike)
-        usual = self.template(kind, make(item_id, index), alike=alike)
-        sample = self.template(kind, make(ITEM_ID, ITEM_INDEX), alike=alike)
-        found = None if sample is None or usual is None else ItemSlots.split(sample)
-        made = None if found is None else found.of(item_id, index)
-        if (
-            made is None
-            or usual is None
-            or (made.head, made.middle, made.tail) != (usual.head, usual.middle, usual.tail)
-        ):
-            found = None
-        elif (
-            found is not None
-            and shared is not None  # (looked up above)
-            and len(Translator._proved_slots) < _MAX_PROVED_SLOTS
-        ):
-            Translator._proved_slots[shared] = found
-        self._item_slots = {**self._item_slots, key: found}
-        return usual
-
-    #: ``numbered_item_template``'s ``(head, middle pattern, tail)`` per ``(kind, alike, id
-    #: prefix)``.
-    _numbered_items: Mapping[tuple[str, Hashable, str], tuple[bytes, bytes, bytes]] = (
-        MappingProxyType({})
-    )
-
-    def numbered_item_template(
-        self,
-        kind: str,
-        make: Callable[[str, int], Maker],
-        id_prefix: str,
-        index: int,
-        *,
-        alike: Hashable,
-    ) -> tuple[bytes, bytes, bytes] | None:
-        """``item_template(kind, make, id_prefix + str(index), index, alike=alike)`` as its
-        ``(head, middle, tail)``, for items whose id is a prefix and their index (a front's
-        own ids): once the first such item has proved the stream's ``ItemSlots``, every next
-        one only formats the item's index into the middle (``ItemSlots.numbered``)."""
-        key = (kind, alike, id_prefix)
-        known = self._numbered_items.get(key)
-        if known is not None:
-            head, middle, tail = known
-            return head, middle % (index, index), tail
-        template = self.item_template(kind, make, id_prefix + str(index), index, alike=alike)
-        if template is None:
-            return None
-        slots = self._item_slots.get((kind, alike))
-        pattern = None if slots is None else slots.numbered(id_prefix)
-        if slots is not None and pattern is not None:
-            known = (slots.head, pattern, slots.tail)
-            self._numbered_items = {**self._numbered_items, key: known}
-        return template.head, template.middle, template.tail
-
-
-#: Slots kept for the whole process at most (a handful of kinds of items in practice).
-_MAX_PROVED_SLOTS = 256
-#: The values a builder may close over and still share its proof with other streams.
-_PLAIN = (str, int, float, bytes, bool, type(None))
-
-
-def _slots_key(
-    translator: Translator, kind: str, alike: Hashable, make: Callable[[str, int], Maker]
-) -> Hashable | None:
-    """What ``item_template``'s slots depend on beyond this stream: the translator's class,
-    its encoder, the event's kind, ``alike``, and ``make``'s code and the plain values it
-    closes over (the same code over the same values builds the same events); ``None`` when
-    ``make`` closes over anything else (a stream's own objects), so its proof stays there."""
-    code = getattr(make, "__code__", None)
-    cells = getattr(make, "__closure__", None) or ()
-    values = tuple(cell.cell_contents for cell in cells)
-    if code is None or not all(type(value) in _PLAIN for value in values):
-        return None
-    return (type(translator), translator.encoder, kind, alike, code, values)
-
 
 class EventStream:
     """A ``FrontStream`` over a ``Translator``; a subclass gives ``fail``, ``result`` and
@@ -266,7 +154,6 @@ class EventStream:
         self._ended = False
         #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
         self.fast_event = self._fast_events() if stream else None
-        translator.renders = self.fast_event is not None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
 
@@ -354,10 +241,9 @@ class EventStream:
         try:
             if len(events) == 1 and not large and self.encode is EventStream.encode:
                 kind, doc = events[0]  # most chunks: one event
-                if kind is not RENDERED:
-                    data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
-                    self._ended = translator.done
-                    return data
+                data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
+                self._ended = translator.done
+                return data
             data = self.encode(events, large=large)
         except orjson.JSONEncodeError:
             # What orjson refuses to write (a value nested past its 255 levels) the standard

@@ -20,7 +20,6 @@ from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
 from .large import LARGE_STRING, Escapes, dumps_large
-from .rendered import RENDERED
 
 Headers = list[tuple[bytes, bytes]]
 T = TypeVar("T")
@@ -229,18 +228,14 @@ _EVENT_HEADS: dict[str, bytes] = {}
 
 def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> bytes:
     """``(type, data)`` pairs as SSE events with an ``event:`` line (Anthropic, Responses):
-    ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline), and
-    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``
-    (and ``large_events``, which writes them without joining them)."""
+    ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline).
+    ``large``: see ``dumps`` (and ``large_events``, which writes them without joining them)."""
     if large:
         return b"".join(large_events(events))
     parts: list[bytes] = []
     dump = orjson.dumps
     heads = _EVENT_HEADS
     for kind, data in events:
-        if kind is RENDERED:  # events written already
-            parts.append(data[0])
-            continue
         parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
     return b"".join(parts)
 
@@ -251,10 +246,6 @@ def large_events(events: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
     its one escape."""
     escapes = Escapes()
     for kind, data in events:
-        if kind is RENDERED:  # events written already: written again, large
-            _, make, values = data
-            yield from large_events(make(*values))
-            continue
         yield event_head(kind)
         yield dumps_large(data, escapes)
         yield b"\n\n"
