@@ -221,21 +221,6 @@ class ChoiceRewriter:
         deltas, finish = self._deltas(delta, texts, finish)
         return None if deltas is None else spread_choices(choice, deltas, finish)
 
-    def release(self) -> list[Delta]:
-        """The stream paused: deltas for text the parser gives back (see ``ToolCallParser``'s
-        ``release``); none when it has nothing to give back."""
-        release = getattr(self.parser, "release", None)
-        events = release() if release is not None and not self.finished else None
-        if not events:
-            self.state.text_only = True
-            return []
-        self.state.text_only = self._count_text("", events)
-        self.state.lag = 0  # it holds nothing now
-        self.state.idle = self._nothing_pending()
-        builder = DeltaBuilder(self.calls)
-        builder.add(events, self._last_fields)
-        return builder.deltas
-
     def finish(self) -> list[Delta]:
         """End of stream without a finish_reason for this choice: flush what is held."""
         if self.finished:

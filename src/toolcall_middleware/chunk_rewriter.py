@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .calls import IdFactory
 from .choice_rewriter import ChoiceRewriter, ChoiceSettings
-from .deltas import Choice, Delta, spread_choices
+from .deltas import Choice, spread_choices
 from .limits import MAX_BUFFERED, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .parsers import Tool, ToolCallParser
@@ -128,24 +128,15 @@ class ChunkRewriter:
             rewrite.delta = None
         return rewrite
 
-    def release(self) -> Rewrite:
-        """The stream paused: chunks for text the parsers give back (see
-        ``ChoiceRewriter.release``); ``text_only`` says whether the stream's output may still
-        be its input (all it held was text, now given back)."""
-        return self._end(ChoiceRewriter.release)
-
     def finish(self) -> Rewrite:
         """End of the stream: chunks for whatever the parsers still hold."""
-        return self._end(ChoiceRewriter.finish)
-
-    def _end(self, flush: Callable[[ChoiceRewriter], list[Delta]]) -> Rewrite:
         meta = self._metadata()
         chunks: list[Chunk] = []
         text_only = True
         for index, rewriter in sorted(self._choices.items()):  # in index order, however made
             chunks.extend(
                 {**meta, "choices": [{"index": index, "delta": delta, "finish_reason": None}]}
-                for delta in flush(rewriter)
+                for delta in rewriter.finish()
             )
             text_only = text_only and rewriter.state.text_only
         return self._refill(chunks, text_only, *self._state())

@@ -47,7 +47,6 @@ class SSERewriter:
 
     ``max_event_bytes`` caps an unterminated SSE event (the decoder's buffer); ``report``
     counts fallbacks; ``capture`` (debug) sees every event that involved tool calls;
-    ``releases_text``: the parsers give back held text when the stream pauses (``release``);
     ``fast_path=False`` decodes every event.
     """
 
@@ -59,7 +58,6 @@ class SSERewriter:
         max_event_bytes: int | None = None,
         report: Report = NULL_REPORT,
         capture: Capture | None = None,
-        releases_text: bool = False,
         fast_path: bool = True,
         hand: bool = False,
     ) -> None:
@@ -75,7 +73,6 @@ class SSERewriter:
         #: it read (set or cleared by every ``feed`` that does not end the stream). It is the
         #: fast path's own, so no ``feed`` moves it.
         self.reading: Reading = self._fast if self._fast is not None else Reading()
-        self._releases_text = releases_text
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
         self._report = report
@@ -158,29 +155,18 @@ class SSERewriter:
 
     @property
     def holding(self) -> bool:
-        """Something is held back that a pause would release (see ``release``). With parsers
-        that give text back, it may also be true during a call, when there is nothing."""
-        return bool(self._held) or (self._releases_text and not self._idle)
+        """Events are held while held-back text is unresolved: a pause would release them
+        (``release``)."""
+        return bool(self._held)
 
     def release(self) -> bytes:
-        """The upstream paused (a keep-alive, or silence): what can go out now. Events held
-        while held-back text was unresolved go out (as they came if the parsers give all that
-        text back, else without it); text a parser gives back follows them."""
-        if self._failed or self.ended or not self.holding:
+        """The upstream paused (a keep-alive, or silence): events held while held-back text
+        was unresolved go out now, without that text. What the parsers hold may still start a
+        marker (a server may split even a special token over deltas): it waits for the next
+        delta or the end of the stream."""
+        if self._failed or self.ended:
             return b""
-        try:
-            rewrite = self.rewriter.release()
-        except Exception:
-            return self._fail(b"")
-        self._lag, self._idle = rewrite.lag, rewrite.idle
-        if self._held and rewrite.text_only and not rewrite.lag:
-            return self._release(original=True)  # all it held was text, and all is back
-        out = self._release(original=False)
-        if rewrite.chunks:
-            if not self.changed:
-                self._first_change()
-            out += encode_chunks(rewrite.chunks, (), self._decoder.newline)
-        return out
+        return self._release(original=False)
 
     def _event(self, event: SSEEvent) -> bytes:
         raw = event.raw

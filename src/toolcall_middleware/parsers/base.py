@@ -47,13 +47,9 @@ class ToolCallParser(Protocol):
     fields, so a reasoning block the chat template opened is not the parser's to read (Kimi
     K3's think channel; see ``ParserContext.thinking_opened``).
 
-    Optionally ``release() -> list[Event]``, called when the stream pauses (a keep-alive, or
-    a short silence): the text held in plain text only because it may start a marker, given
-    back as ``Text``. Only formats whose markers are single special tokens define it (they set
-    ``MARKERS_ARRIVE_WHOLE``): a server sends such a token whole, so a pause cannot fall inside
-    one and what was held cannot be its start. Markers spelled over several tokens
-    (``<tool_call>`` as text, ``<function=``, tool-named tags) may pause midway: those formats
-    keep holding their marker prefix.
+    In plain text a parser holds back only what may start a marker. A pause of the stream never
+    makes that text: a server may split even a special token over several deltas, so what was
+    held waits for the next delta or the end of the stream.
     """
 
     def feed(self, text: str) -> list[Event]: ...

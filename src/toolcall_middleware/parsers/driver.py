@@ -75,9 +75,6 @@ class StreamParser:
     """
 
     TRIGGERS: str
-    #: Every marker plain text may hold the start of is a single special token, which servers
-    #: send whole: on a pause, that start is the model's text (see ``ToolCallParser``).
-    MARKERS_ARRIVE_WHOLE = False
     #: The states in which ``feed`` asks ``_shortcut`` first (none: the format has no shortcut).
     _SHORTCUT_STATES: tuple[enum.IntEnum, ...] = ()
     _state: enum.IntEnum
@@ -185,14 +182,6 @@ class StreamParser:
         A shortcut earns its place by a measured gain over the step loop.
         """
         return None
-
-    def release(self) -> list[Event]:
-        """The stream paused: a possible marker start held in plain text is text (only for
-        formats whose markers arrive whole; see ``ToolCallParser``)."""
-        if not self.MARKERS_ARRIVE_WHOLE or self._state or not self._pending:
-            return []
-        text, self._pending = self._pending, ""
-        return [Text(text)]
 
     def finish(self) -> list[Event]:
         out: list[Event] = []

@@ -37,21 +37,18 @@ class _State(enum.IntEnum):
 # Module names for the members: looking a member up on its enum class runs Python code.
 _TEXT, _TOOL_CALL, _TOOL_TAG, _FORMAT = _State
 
-_Tables = tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...], frozenset[str]]
+_Tables = tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...]]
 
 
 @functools.lru_cache(maxsize=256)  # a client sends the same tools with every request
 def _tables(default: str | None, tags: tuple[str, ...]) -> _Tables:
-    """The sniffer's search and stray tables for a family and the request's tool tags, and
-    the prefixes of the markers a pause may fall inside (spelled over several tokens)."""
+    """The sniffer's search and stray tables for a family and the request's tool tags."""
     family = family_of(default)
     markers = [*([TOOL_CALL] if family.judges_tool_call else []), *family.targets]
     tags = tuple(t for t in tags if not clashes(t, markers)) if family.reads_tool_tags else ()
     markers += tags
     strays = [s for s in family.strays if not clashes(s, markers)]
-    searches, stray_table = marker_tables(_State, {_TEXT: markers}, strays={_TEXT: strays})
-    spelled = frozenset(m[:i] for m in (*family.spelled, *tags) for i in range(1, len(m)))
-    return searches, stray_table, spelled
+    return marker_tables(_State, {_TEXT: markers}, strays={_TEXT: strays})
 
 
 _GLM_NAME = re.compile(r'[^\s<>{}"]+')
@@ -138,7 +135,7 @@ class SniffingParser:
     def finish(self) -> list[Event]:
         return self._sniffer.finish()
 
-    # Sizes and counts, ``release`` and the id style: the sniffer's, which are its format's
+    # Sizes and counts and the id style: the sniffer's, which are its format's
     # once there is one (see ``ToolCallParser``).
     @property
     def ID_STYLE(self) -> str | None:  # the attribute name the parsers share
@@ -161,9 +158,6 @@ class SniffingParser:
     def strays(self) -> int:
         return self._sniffer.strays
 
-    def release(self) -> list[Event]:
-        return self._sniffer.release()
-
 
 class _Sniffer(StreamParser):
     """Plain text up to the first marker that names a format (a stray special token of any
@@ -173,7 +167,7 @@ class _Sniffer(StreamParser):
     def __init__(self, context: ParserContext, family: Family) -> None:
         self._family = family
         self.TRIGGERS = family.triggers
-        self._searches, self._strays, self._spelled = _tables(
+        self._searches, self._strays = _tables(
             family.default, tool_tags(context) if context.tools else ()
         )
         super().__init__(context)
@@ -203,19 +197,6 @@ class _Sniffer(StreamParser):
 
     def _more_strays(self) -> int:
         return int(getattr(self.format, "strays", 0))
-
-    def release(self) -> list[Event]:
-        """The recognised format's ``release``; before one, a held marker start that only a
-        special token could complete (never the start of a marker spelled over several
-        tokens, which may continue after the pause)."""
-        release = getattr(self.format, "release", None)
-        if release is not None:
-            return release()  # type: ignore[no-any-return]
-        pending = self._pending
-        if self._state is not _TEXT or not pending or pending in self._spelled:
-            return []
-        self._pending = ""
-        return [Text(pending)]
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
         if marker == TOOL_CALL and self._family.judges_tool_call:
