@@ -9,9 +9,9 @@ seconds without output, ``PauseRelease`` sends what the stream can release (see
 
 It runs as an asyncio task beside the app, started only once something is held and cancelled
 when the response ends (under another event loop there is no timer: held text waits for a
-keep-alive or the next event). The app's path marks that it was ``active`` and whether a send
-of its is in flight (``sending``: a release never overtakes it), and waits for a release being
-sent (its ``Gate``'s ``releasing``), so the client gets events in order, one send at a time.
+keep-alive or the next event). The app's path says when it fed the stream (``moved``) and
+whether a send of its is in flight (``sending``: a release never overtakes it), and waits for a
+release being sent (``releasing``), so the client gets events in order, one send at a time.
 (Flags, not a count: an int past 256 is a new object on every step.)
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from .asgi import Send
 from .hook import CompletionTap
@@ -36,27 +35,21 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-class Gate(Protocol):
-    """Where the app's path looks, before each send, for a release being sent."""
-
-    releasing: asyncio.Event | None
-
-
 class PauseRelease:
     """One response's watch for pauses, over its SSE rewrite ``stream``."""
 
     __slots__ = (
-        "_gate",
+        "_active",
+        "_closed",
         "_interval",
         "_loop",
         "_send",
         "_stream",
         "_tap",
         "_task",
-        "active",
-        "closed",
+        "_watching",
+        "releasing",
         "sending",
-        "watching",
     )
 
     def __init__(
@@ -66,7 +59,6 @@ class PauseRelease:
         idle: float,
         loop: asyncio.AbstractEventLoop,
         tap: CompletionTap | None,
-        gate: Gate,
     ) -> None:
         self._stream = stream
         self._send = send
@@ -75,22 +67,26 @@ class PauseRelease:
         self._loop = loop
         self._tap = tap
         self._task: asyncio.Task[None] | None = None
-        #: The app's path fed the stream since the watch last looked; one of its sends is in
-        #: flight.
-        self.active = self.sending = False
-        #: ``releasing`` is set while a release is being sent: the app's next send waits for it.
-        self._gate = gate
-        self.watching = False
-        self.closed = False
+        # The app's path fed the stream since the watch last looked (``moved``).
+        self._active = False
+        #: One of the app's sends is in flight: a release waits for it.
+        self.sending = False
+        #: Set while a release is being sent: the app's next send waits for it.
+        self.releasing: asyncio.Event | None = None
+        self._watching = False
+        self._closed = False
 
-    def watch(self) -> None:
-        """Start watching (the stream holds something; see ``SSERewriter.holding``)."""
-        self.watching = True
-        self._task = self._loop.create_task(self._watch())
+    def moved(self) -> None:
+        """The app's path fed the stream (and sent what it gave): no pause now; watch it while
+        it holds something (``SSERewriter.holding``)."""
+        self._active = True
+        if not self._watching and self._stream.holding:
+            self._watching = True
+            self._task = self._loop.create_task(self._watch())
 
     def stop(self) -> None:
         """The response is over (or the app failed): no more releases."""
-        self.closed = True
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             self._task = None
@@ -98,12 +94,12 @@ class PauseRelease:
     async def _watch(self) -> None:
         stream = self._stream
         try:
-            while not self.closed:
-                self.active = False
+            while not self._closed:
+                self._active = False
                 await asyncio.sleep(self._interval)
-                if self.closed:
+                if self._closed:
                     return
-                if self.active or self.sending:
+                if self._active or self.sending:
                     continue  # the stream moved, or output is being sent: no pause
                 out = stream.release()
                 if out:
@@ -113,14 +109,14 @@ class PauseRelease:
         except Exception:  # the client is gone, most likely: the app's path will see it too
             logger.debug("releasing held text failed", exc_info=True)
         finally:
-            self.watching = False
+            self._watching = False
 
     async def _release(self, out: bytes) -> None:
         if self._tap is not None:
             self._tap.feed(out)
-        done = self._gate.releasing = asyncio.Event()
+        done = self.releasing = asyncio.Event()
         try:
             await self._send({"type": "http.response.body", "body": out, "more_body": True})
         finally:
-            self._gate.releasing = None
+            self.releasing = None
             done.set()
