@@ -181,10 +181,20 @@ _NEW_CHOICE_CASE = [
 ]
 
 
+# A line break before the text: the body is not one "data:" line, however it is framed around
+# the text (the template once read it as the text, and the markup became a call).
+_LINE_BREAK_CASE = [
+    event(orjson.dumps(chunk({"content": "a"}))),
+    event(orjson.dumps(chunk({"content": SB}))).replace(b'"content":"', b'"content":\n"'),
+    event(orjson.dumps(chunk({"content": SB}))).replace(b'"content":"', b'"content":\r"'),
+]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(sorted(CONFIGS)), st.lists(events(), max_size=30), st.data())
 @example("kimi", _BRIEF_CASE, None)  # an empty text once made the stream idle inside markup
 @example("kimi-split", _NEW_CHOICE_CASE, None)
+@example("kimi", _LINE_BREAK_CASE, None)
 def test_the_fast_path_changes_no_byte_of_the_output(
     config: str, bodies: list[bytes], data: st.DataObject | None
 ) -> None:

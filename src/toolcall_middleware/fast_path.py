@@ -37,7 +37,7 @@ from .sse import DONE, encode_chunks
 TEMPLATE_TRIES = 16
 
 # Module names for the calls on the per-event path: a global is cheaper than a module's attribute.
-_loads, _dumps, _join = orjson.loads, orjson.dumps, b"".join
+_dumps, _join = orjson.dumps, b"".join
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
@@ -99,9 +99,8 @@ class FastPath(Reading):
         self._piece_head = self._piece_tail = b""
         #: Keep what the template read (``handoff.py``) in ``handed``: every ``rewrite``
         #: that does not decline sets it, to the reading of the one event it gives back, or to
-        #: ``None``: not read through the template, not one event, or JSON whitespace around
-        #: the text (``value`` not between quotes), which could hold a line break (the body
-        #: would not be one SSE event). Without ``hand`` it stays ``None``.
+        #: ``None``: not read through the template, or not one event. Without ``hand`` it stays
+        #: ``None``.
         self.hand = hand
         self.handed = None
 
@@ -126,70 +125,55 @@ class FastPath(Reading):
         declined, nothing done; ``PASSED_IDLE``: ``raw`` goes as it came and the stream stays
         idle (``UNCHANGED_IDLE``). ``idle``: the stream is idle and holds no event back."""
         template = self.template
-        if template is not None and raw.endswith(template.tail) and raw.startswith(template.head):
-            found = template.text(raw)
-            if found is not None:
-                fields, value = found
-                try:
-                    text = _loads(value)
-                except orjson.JSONDecodeError:
-                    text = None
-                if type(text) is str:
-                    if idle:  # without a trigger the parsers give it back as it came
-                        trigger = self._trigger
-                        if (
-                            trigger not in text
-                            if trigger is not None
-                            else self._triggers is not None
-                            and not any(char in text for char in self._triggers)
-                        ):
-                            if self.hand:  # see handoff
-                                self.handed = (
-                                    (template.index, fields, text)
-                                    if value[0] == 34 == value[-1]
-                                    else None
-                                )
-                            return PASSED_IDLE
-                    rewrite = self._rewriter.text(template, fields, text)
-                    if rewrite is not None:
-                        delta = rewrite.delta
-                        if delta is None:  # unchanged, or not one delta: as the general path
-                            chunks = rewrite.chunks
-                            if self.hand:
-                                self.handed = (
-                                    (template.index, fields, text)
-                                    if chunks is None and value[0] == 34 == value[-1]
-                                    else None
-                                )
-                            if chunks is None:
-                                return raw, rewrite
-                            return (encode_chunks(chunks) if chunks else b""), rewrite
-                        # The template's chunk with this delta: head + members + tail.
-                        if type(delta) is tuple:  # a piece of arguments, written unbuilt
-                            call, fragment = delta
-                            try:
-                                written = _dumps(fragment)
-                            except TypeError:  # what only the standard library writes
-                                self.handed = None
-                                members = lenient_json.dumps(piece_delta(delta))
-                                return template.delta_head + members + template.delta_tail, rewrite
-                            if self.hand:
-                                self.handed = (template.index, call, fragment)
-                            if call != self._piece_call:  # kept for the call streaming now
-                                self._piece_call = call
-                                self._piece_head = _join(
-                                    (template.delta_head, PIECE_HEAD, b"%d" % call, PIECE_MIDDLE)
-                                )
-                            return self._piece_head + written + self._piece_tail, rewrite
-                        try:
-                            members = _dumps(delta)
-                        except TypeError:
-                            self.handed = None
-                            members = lenient_json.dumps(delta)
-                        else:
-                            if self.hand:
-                                self.handed = (template.index, None, delta)
+        if template is not None and (read := template.read(raw)) is not None:
+            fields, text = read
+            if idle:  # without a trigger the parsers give it back as it came
+                trigger = self._trigger
+                if (
+                    trigger not in text
+                    if trigger is not None
+                    else self._triggers is not None
+                    and not any(char in text for char in self._triggers)
+                ):
+                    if self.hand:  # see handoff
+                        self.handed = (template.index, fields, text)
+                    return PASSED_IDLE
+            rewrite = self._rewriter.text(template, fields, text)
+            if rewrite is not None:
+                delta = rewrite.delta
+                if delta is None:  # unchanged, or not one delta: as the general path
+                    chunks = rewrite.chunks
+                    if self.hand:
+                        self.handed = (template.index, fields, text) if chunks is None else None
+                    if chunks is None:
+                        return raw, rewrite
+                    return (encode_chunks(chunks) if chunks else b""), rewrite
+                # The template's chunk with this delta: head + members + tail.
+                if type(delta) is tuple:  # a piece of arguments, written unbuilt
+                    call, fragment = delta
+                    try:
+                        written = _dumps(fragment)
+                    except TypeError:  # what only the standard library writes
+                        self.handed = None
+                        members = lenient_json.dumps(piece_delta(delta))
                         return template.delta_head + members + template.delta_tail, rewrite
+                    if self.hand:
+                        self.handed = (template.index, call, fragment)
+                    if call != self._piece_call:  # kept for the call streaming now
+                        self._piece_call = call
+                        self._piece_head = _join(
+                            (template.delta_head, PIECE_HEAD, b"%d" % call, PIECE_MIDDLE)
+                        )
+                    return self._piece_head + written + self._piece_tail, rewrite
+                try:
+                    members = _dumps(delta)
+                except TypeError:
+                    self.handed = None
+                    members = lenient_json.dumps(delta)
+                else:
+                    if self.hand:
+                        self.handed = (template.index, None, delta)
+                return template.delta_head + members + template.delta_tail, rewrite
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
             self.handed = None
             return PASSED_IDLE
