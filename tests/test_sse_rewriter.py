@@ -83,7 +83,7 @@ def test_text_held_as_a_possible_marker_goes_out_as_it_came_once_it_is_text(fast
     bodies = [spaced({"content": "Let me check <"}), spaced({"content": "b> first."}), DONE]
     stream = kimi(fast)
     assert stream.feed(bodies[0]) == b""  # held: "<" may start a marker
-    assert stream.holding
+    assert stream.held
     assert stream.feed(bodies[1]) == bodies[0] + bodies[1]  # the originals, as they came
     assert stream.feed(bodies[2]) + stream.close() == DONE
 
@@ -161,7 +161,7 @@ def test_a_keep_alive_releases_held_events_without_the_held_text(fast: bool) -> 
     # "<" may still begin a marker (even a special token may come in pieces): it waits.
     out = stream.feed(b": keep-alive\n\n")
     assert out.endswith(b"\n\n: keep-alive\n\n") and contents(out) == ["Let me check "]
-    assert not stream.holding
+    assert not stream.held
     assert contents(stream.feed(spaced({"content": "b>"}))) == ["<b>"]
 
 

@@ -6,8 +6,8 @@ entries (``deltas.py``). Native ``delta.tool_calls`` go through ``NativeToolCall
 sources meet in one ``ToolCallAssembler``, so they share one numbering of calls.
 
 Besides its output, a rewrite leaves the choice in a state the SSE layer reads (``state``, a
-``rewrite_result.Rewrite``): how far its output text lags its input text (``lag``), whether it
-sits in plain text with nothing pending (``idle``), whether the last rewrite only moved text
+``stream_state.StreamState``): how far its output text lags its input text (``lag``), whether
+it sits in plain text with nothing pending (``idle``), whether the last rewrite only moved text
 around (``text_only``), and whether a cap was passed (``exceeded``).
 """
 
@@ -25,7 +25,7 @@ from .metrics import NULL_REPORT, Report, report_fallbacks
 from .native_calls import AS_TEXT, NativeToolCalls
 from .parsers import Tool, ToolCallParser
 from .parsers.unknown_tools import native_unknown
-from .rewrite_result import Rewrite
+from .stream_state import StreamState
 from .text_fields import CONTENT, DEFAULT_REASONING, REASONING_FIELDS, only_text, text_channels
 from .think import ThinkConfig, ThinkSplit
 
@@ -80,18 +80,10 @@ class ChoiceRewriter:
             None if think is None else DEFAULT_REASONING
         )
         self._fields_known = False
-        #: Where the choice stands after its last rewrite (the ``Rewrite`` fields):
-        #: - ``lag``: characters of model text the parser holds back (a possible marker
-        #:   prefix), counted while nothing but text comes out; -1 (unknown) once markup was
-        #:   parsed, until the parser echoes its text again; 0: the output text is the input;
-        #: - ``text_only``: the last rewrite changed nothing but where text was cut;
-        #: - ``idle``: plain text without a trigger character would pass unchanged and change
-        #:   nothing: the parser gave back exactly the last text it was fed (see
-        #:   ``ToolCallParser.TRIGGERS``) and nothing else is pending (``_nothing_pending``);
-        #: - ``exceeded``: held-back data passed a cap in the last rewrite (its output is still
-        #:   good to send).
-        #: A stream of one choice hands this object out as its ``Rewrite`` (no copy per event).
-        self.state = Rewrite(None, text_only=True, lag=0, idle=self._think is None)
+        #: Where the choice stands after its last rewrite (``StreamState``): ``idle`` here
+        #: means the parser gave back exactly the last text it was fed (see
+        #: ``ToolCallParser.TRIGGERS``) and nothing else is pending (``_nothing_pending``).
+        self.state = StreamState(idle=self._think is None)
         #: Tool-call markup or native entries were seen (sticky): a finish_reason
         #: "tool_calls" with every call dropped becomes "stop".
         self.has_calls = False

@@ -9,7 +9,7 @@ seconds without output, ``PauseRelease`` sends what the stream can release (see
 
 It runs as an asyncio task beside the app, started only once something is held and cancelled
 when the response ends (under another event loop there is no timer: held text waits for a
-keep-alive or the next event). The app's path says when it fed the stream (``moved``) and
+keep-alive or the next event). The app's path marks that it fed the stream (``active``) and
 whether a send of its is in flight (``sending``: a release never overtakes it), and waits for a
 release being sent (``releasing``), so the client gets events in order, one send at a time.
 (Flags, not a count: an int past 256 is a new object on every step.)
@@ -39,7 +39,6 @@ class PauseRelease:
     """One response's watch for pauses, over its SSE rewrite ``stream``."""
 
     __slots__ = (
-        "_active",
         "_closed",
         "_interval",
         "_loop",
@@ -47,9 +46,10 @@ class PauseRelease:
         "_stream",
         "_tap",
         "_task",
-        "_watching",
+        "active",
         "releasing",
         "sending",
+        "watching",
     )
 
     def __init__(
@@ -67,22 +67,19 @@ class PauseRelease:
         self._loop = loop
         self._tap = tap
         self._task: asyncio.Task[None] | None = None
-        # The app's path fed the stream since the watch last looked (``moved``).
-        self._active = False
+        #: The app's path fed the stream since the watch last looked.
+        self.active = False
         #: One of the app's sends is in flight: a release waits for it.
         self.sending = False
         #: Set while a release is being sent: the app's next send waits for it.
         self.releasing: asyncio.Event | None = None
-        self._watching = False
+        self.watching = False
         self._closed = False
 
-    def moved(self) -> None:
-        """The app's path fed the stream (and sent what it gave): no pause now; watch it while
-        it holds something (``SSERewriter.holding``)."""
-        self._active = True
-        if not self._watching and self._stream.holding:
-            self._watching = True
-            self._task = self._loop.create_task(self._watch())
+    def watch(self) -> None:
+        """Start watching: the stream holds events back (``SSERewriter.held``)."""
+        self.watching = True
+        self._task = self._loop.create_task(self._watch())
 
     def stop(self) -> None:
         """The response is over (or the app failed): no more releases."""
@@ -95,21 +92,21 @@ class PauseRelease:
         stream = self._stream
         try:
             while not self._closed:
-                self._active = False
+                self.active = False
                 await asyncio.sleep(self._interval)
                 if self._closed:
                     return
-                if self._active or self.sending:
+                if self.active or self.sending:
                     continue  # the stream moved, or output is being sent: no pause
                 out = stream.release()
                 if out:
                     await self._release(out)
-                if not stream.holding:
+                if not stream.held:
                     return  # the app's path starts a new watch when something is held again
         except Exception:  # the client is gone, most likely: the app's path will see it too
             logger.debug("releasing held text failed", exc_info=True)
         finally:
-            self._watching = False
+            self.watching = False
 
     async def _release(self, out: bytes) -> None:
         if self._tap is not None:

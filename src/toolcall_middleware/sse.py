@@ -38,7 +38,7 @@ class SSEEvent(NamedTuple):
 
 
 def parse_event(raw: bytes) -> SSEEvent:
-    if _is_one_data_line(raw):
+    if one_data_line(raw):
         return SSEEvent(raw, raw[6:-2], ())
     body = raw[len(BOM) :] if raw.startswith(BOM) else raw
     data: list[bytes] = []
@@ -81,7 +81,7 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         held = self._buf
-        if not held and self._newline_known and _is_one_data_line(chunk):
+        if not held and self._newline_known and one_data_line(chunk):
             return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
         if not chunk:
             return []
@@ -195,8 +195,9 @@ def _data_lines(chunk: bytes) -> list[SSEEvent] | None:
     return events
 
 
-def _is_one_data_line(raw: bytes) -> bool:
-    """``raw`` is exactly ``data: ...\\n\\n``: the shape of nearly every event.
+def one_data_line(raw: bytes) -> bool:
+    """``raw`` is exactly ``data: ...\\n\\n``, one event of one data line: the shape of nearly
+    every event, which the decoder makes ``SSEEvent(raw, raw[6:-2], ())``.
 
     (On the paths every event takes, a byte string is looked for with ``find``: ``in`` first
     tries the needle as an integer, which raises and clears a ``TypeError`` inside CPython,

@@ -66,7 +66,9 @@ class SSEResponder:
             return
         if not out and more:  # nothing to send yet
             if pause is not None:
-                pause.moved()
+                pause.active = True
+                if stream.held and not pause.watching:
+                    pause.watch()
             return
         message = {"type": "http.response.body", "body": out, "more_body": more}
         if handed is not None and more:
@@ -80,7 +82,9 @@ class SSEResponder:
         await self._send(message)
         pause.sending = False
         if more:
-            pause.moved()
+            pause.active = True
+            if stream.held and not pause.watching:
+                pause.watch()
 
     def completion(self) -> dict[str, Any] | None:
         return None if self._tap is None else self._tap.completion()

@@ -24,12 +24,12 @@ import orjson
 
 from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
-from .fast_path import PASSED_IDLE, FastPath
+from .deltas import Chunk
+from .fast_path import FastPath
 from .handoff import Reading
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
-from .rewrite_result import Chunk, Rewrite
-from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event
+from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event, one_data_line
 
 logger = logging.getLogger("toolcall_middleware")
 
@@ -83,50 +83,36 @@ class SSERewriter:
         self.ended = False
         #: Some bytes sent differ from the upstream's (counted once, as a rewritten response).
         self.changed = False
-        # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
-        self._held: list[tuple[bytes, bytes]] = []
-        # Where the stream stands, as the last rewrite said (see ``Rewrite``).
-        self._lag = 0
-        self._idle = False  # (until a first event was rewritten)
+        #: Events held while held-back text is unresolved, as (original bytes, rewritten
+        #: bytes): their rewrite only moved that text. A pause releases them (``release``).
+        self.held: list[tuple[bytes, bytes]] = []
 
     def feed(self, body: bytes) -> bytes:
         decoder = self._decoder
         fast = self._fast  # (None once the stream failed or ended)
         # The fast path reads events through a template, or passes them while the stream idles.
         if fast is not None and decoder.at_boundary:
+            state = self.rewriter.state  # where the stream stands before this body
+            lag, held = state.lag, self.held
             try:  # events as servers send them, one or more per body: the fast path may take them
-                taken = fast.rewrite(body, self._idle and not self._held)
+                rewritten = fast.rewrite(body, state.idle and not held)
             except LimitExceeded as exc:
                 return self._limit(exc)
             except Exception:
                 return self._fail(body)
-            if taken is not None:
-                if taken is PASSED_IDLE:  # (idle, nothing held: the stream stays as it is)
+            if rewritten is not None:
+                if rewritten is body and not held:  # unchanged, and nothing waits before it
                     return body
-                rewritten, rewrite = taken
-                if (
-                    rewrite.exceeded is None
-                    and not self._held
-                    and (rewritten is body or (self.changed and not rewrite.text_only))
-                ):
-                    # _send's first outcome, inline: how nearly every other event here goes.
-                    self._lag = rewrite.lag
-                    self._idle = rewrite.idle
-                    return rewritten
-                fast.handed = None  # held, or sent with held events
-                return self._send(body, rewritten, rewrite)
+                out = self._send(body, rewritten, lag)
+                if out is not rewritten:  # held, or sent with held events
+                    fast.handed = None
+                return out
         self.reading.handed = None  # (what goes out now was not read through the template)
         if self._failed:
             return body
         if self.ended:
             return b""
-        if (
-            decoder.at_boundary
-            and body.startswith(b"data: ")
-            and body.endswith(b"\n\n")
-            and body.find(b"\n") == len(body) - 2
-            and body.find(b"\r") < 0  # (``find``: see ``sse._is_one_data_line``)
-        ):
+        if decoder.at_boundary and one_data_line(body):
             # One "data:" line, as servers send events: what the decoder would make of it.
             return self._data(body, body[6:-2], ())
         events = decoder.feed(body)
@@ -153,12 +139,6 @@ class SSERewriter:
         out.append(self._release(original=True))
         return b"".join(out)
 
-    @property
-    def holding(self) -> bool:
-        """Events are held while held-back text is unresolved: a pause would release them
-        (``release``)."""
-        return bool(self._held)
-
     def release(self) -> bytes:
         """The upstream paused (a keep-alive, or silence): events held while held-back text
         was unresolved go out now, without that text. What the parsers hold may still start a
@@ -175,7 +155,7 @@ class SSERewriter:
         if self.ended:
             return b""
         fast = self._fast
-        if fast is not None and self._idle and not self._held and fast.unchanging(raw):
+        if fast is not None and not self.held and self.rewriter.state.idle and fast.unchanging(raw):
             return raw
         return self._data(raw, event.data, event.fields)
 
@@ -205,36 +185,36 @@ class SSERewriter:
             return self._settle(raw, raw)
         if "error" in chunk and not chunk.get("choices"):
             return self._upstream_error(raw)
+        rewriter = self.rewriter
+        lag = rewriter.state.lag
         try:
-            rewrite = self.rewriter.chunk(chunk)
+            chunks = rewriter.chunk(chunk)
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
             return self._fail(raw)
-        chunks = rewrite.chunks
-        if self._capture is not None and not rewrite.text_only:
+        if self._capture is not None and not rewriter.state.text_only:
             self._capture(data, chunks or [])
         rewritten = raw if chunks is None else encode_chunks(chunks, fields, self._decoder.newline)
-        return self._send(raw, rewritten, rewrite)
+        return self._send(raw, rewritten, lag)
 
-    def _send(self, raw: bytes, rewritten: bytes, rewrite: Rewrite) -> bytes:
-        """What goes out now for the event ``raw`` rewritten as ``rewritten``: it, events held
-        before it, or nothing yet (held while held-back text is unresolved)."""
-        held = self._held
-        # Text held back since an event that went out rewritten: this one cannot go as it came.
-        sent_lagging = self._lag and not held
-        self._lag = rewrite.lag
-        self._idle = rewrite.idle
-        exceeded = rewrite.exceeded
+    def _send(self, raw: bytes, rewritten: bytes, lag: int) -> bytes:
+        """What goes out now for the event ``raw`` rewritten as ``rewritten`` (``lag``: the
+        stream's before it): it, events held before it, or nothing yet (held while held-back
+        text is unresolved)."""
+        held = self.held
+        state = self.rewriter.state
+        exceeded = state.exceeded
         if (
             exceeded is None
             and not held
-            and (rewritten is raw or (self.changed and not rewrite.text_only))
+            and (rewritten is raw or (self.changed and not state.text_only))
         ):
             return rewritten  # nothing held back and nothing new to count: it goes now
         if exceeded is not None:  # what came before the held data still goes
             return self._release(original=False) + rewritten + self._limit(exceeded)
-        if rewrite.text_only and not sent_lagging:
+        # Text held back since an event that went out rewritten: this one cannot go as it came.
+        if state.text_only and not (lag and not held):
             return self._settle(raw, rewritten)
         if not self.changed:
             self._first_change()
@@ -243,37 +223,37 @@ class SSERewriter:
     def _settle(self, original: bytes, rewritten: bytes) -> bytes:
         """Send, hold or release an event whose rewrite only moved text: originals when the
         held-back text turned out to be just text."""
-        held = self._held
+        held = self.held
         if not held and original is rewritten:
             return original
         held.append((original, rewritten))
-        if not self._lag:
+        if not self.rewriter.state.lag:
             return self._release(original=True)
         if len(held) > MAX_TENTATIVE_EVENTS:
             return self._release(original=False)
         return b""
 
     def _release(self, original: bool) -> bytes:
-        held, self._held = self._held, []
+        held, self.held = self.held, []
         if held and not original and not self.changed:
             self._first_change()
         return b"".join([o if original else r for o, r in held])
 
     def _finish(self) -> bytes:
+        rewriter = self.rewriter
         try:
-            rewrite = self.rewriter.finish()
+            chunks = rewriter.finish()
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
             return self._fail(b"")
-        self._lag, self._idle = rewrite.lag, rewrite.idle
-        if rewrite.text_only and not rewrite.lag and self._held:
+        state = rewriter.state
+        if state.text_only and not state.lag and self.held:
             return self._release(original=True)
-        chunks = rewrite.chunks or []
         if chunks:
             if not self.changed:
                 self._first_change()
-            if self._capture is not None and not rewrite.text_only:
+            if self._capture is not None and not state.text_only:
                 self._capture(b"", chunks)
         return self._release(original=False) + encode_chunks(chunks, (), self._decoder.newline)
 
