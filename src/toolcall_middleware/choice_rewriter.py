@@ -90,7 +90,7 @@ class ChoiceRewriter:
         self._last_fields: tuple[str, ...] = CONTENT
         #: The parser's ``upstream_reasoning`` (see ``ToolCallParser``), until the first text
         #: shows whether the upstream splits reasoning into its own fields.
-        self._first_text: Callable[[], None] | None = getattr(parser, "upstream_reasoning", None)
+        self._first_text: Callable[[], None] | None = parser.upstream_reasoning
 
     def text(self, fields: tuple[str, ...], text: str) -> Delta | Piece | list[Delta] | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
@@ -335,15 +335,14 @@ class ChoiceRewriter:
         """The end of the choice: native calls and (buffered) held calls leave; True if any."""
         entries = [*self.native.finish(), *self.calls.close()]
         native_entries(builder, entries)
-        report_fallbacks(self._report, self.parser, self._think)
+        strays = self.parser.strays + (0 if self._think is None else self._think.strays)
+        report_fallbacks(self._report, self.parser.text_fallbacks, strays)
         return bool(entries)
 
     def _echoed(self) -> bool:
         """The parser gave back exactly the text it was fed: track idle and lag, and say
         whether the rewrite stayed only text."""
-        if self.state.lag and (
-            getattr(self.parser, "held", 0) or (self._think and self._think.held)
-        ):
+        if self.state.lag and (self.parser.held or (self._think and self._think.held)):
             # Not idle: it gave back what it held before and holds as much of the new text.
             self.state.idle = False
             return self.state.lag > 0
@@ -369,10 +368,10 @@ class ChoiceRewriter:
     def _check_held(self) -> LimitExceeded | None:
         """Bound memory: unresolved markup, and arguments held for a call until it can go."""
         self._unchecked = 0
-        held = getattr(self.parser, "held", 0) + self.native.held
+        held = self.parser.held + self.native.held
         if held > self._max_held:
             return LimitExceeded("held-back tool-call markup", self._max_held)
-        deferred = getattr(self.parser, "held_arguments", 0) + self.native.queued
+        deferred = self.parser.held_arguments + self.native.queued
         if deferred and deferred + self._budget.used > self._budget.limit:
             return LimitExceeded("buffered tool calls", self._budget.limit)
         return None

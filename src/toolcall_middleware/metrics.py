@@ -80,15 +80,13 @@ class _NullReport:
 NULL_REPORT: Report = _NullReport()
 
 
-def report_fallbacks(report: Report, *sources: object) -> None:
-    """What a choice's text ended with, counted once: markup a parser gave back as text
-    (``text_fallbacks``) and stray tokens a parser or the reasoning split dropped (``strays``).
-    """
-    for source in sources:
-        for _ in range(getattr(source, "text_fallbacks", 0)):
-            report.fallback("passed-as-text")
-        for _ in range(getattr(source, "strays", 0)):
-            report.fallback("stray-dropped")
+def report_fallbacks(report: Report, text_fallbacks: int, strays: int) -> None:
+    """What a choice's text ended with, counted once: markup a parser gave back as text and
+    stray tokens a parser or the reasoning split dropped."""
+    for _ in range(text_fallbacks):
+        report.fallback("passed-as-text")
+    for _ in range(strays):
+        report.fallback("stray-dropped")
 
 
 class Metrics:

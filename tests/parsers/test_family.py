@@ -97,8 +97,8 @@ def test_a_family_with_nothing_to_choose_is_its_formats_parser() -> None:
 
 def test_the_defaults_id_style_holds_until_a_marker_decides() -> None:
     parser = family_parser("mistral", TOOLS)
-    assert getattr(parser, "ID_STYLE", None) == "mistral9"
-    assert getattr(family_parser("hermes", TOOLS), "ID_STYLE", None) is None
+    assert parser.id_style == "mistral9"
+    assert family_parser("hermes", TOOLS).id_style is None
 
 
 QWEN_PIECES = [

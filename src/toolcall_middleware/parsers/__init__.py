@@ -37,7 +37,7 @@ def create_parser(name: str, context: ParserContext) -> ToolCallParser:
     return fmt.parser(context)
 
 
-class PassthroughParser:
+class PassthroughParser(ToolCallParser):
     """Native ``tool_calls`` only: model text is never parsed for markup."""
 
     TRIGGERS = ""

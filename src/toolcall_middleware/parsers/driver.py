@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from ..events import Event, Text
-from .base import MarkerSearch, ParserContext
+from .base import MarkerSearch, ParserContext, ToolCallParser
 from .jsonscan import skip_space as skip_space  # (the parsers take it from here)
 
 S = TypeVar("S", bound=enum.IntEnum)
@@ -65,7 +65,7 @@ def marker_tables(
     return search_table(states, searches), tuple(frozenset(strays.get(s, ())) for s in states)
 
 
-class StreamParser:
+class StreamParser(ToolCallParser):
     """Base of the format parsers.
 
     A subclass has ``TRIGGERS`` (see ``ToolCallParser``), an ``IntEnum`` of states whose 0 is
