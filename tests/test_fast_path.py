@@ -32,7 +32,7 @@ TOOLS = (Tool("bash", {"properties": {"command": {}}}),)
 
 
 def chunk(
-    delta: dict[str, Any], finish: str | None = None, index: int = 0, **meta: Any
+    delta: dict[str, Any], finish: str | None = None, index: Any = 0, **meta: Any
 ) -> dict[str, Any]:
     return {
         "id": "chatcmpl-t",
@@ -154,7 +154,8 @@ def events(draw: st.DrawFn) -> bytes:
         "finish": {},
     }[kind]
     meta = draw(st.sampled_from([{}, {}, {}, {"id": "chatcmpl-other"}, {"usage": None}]))
-    index = draw(st.sampled_from([0, 0, 0, 1]))  # n=2: servers send one choice per chunk
+    # n=2: servers send one choice per chunk; an index that is no number is read by no one.
+    index = draw(st.sampled_from([0, 0, 0, 1, [0]]))
     obj = chunk(delta, "stop" if kind == "finish" else None, index, **meta)
     form = draw(st.sampled_from(["compact", "compact", "compact", "spaced", "crlf", "raw"]))
     if form == "raw":  # not JSON, or a comment: forwarded as it is

@@ -5,6 +5,10 @@ output over chunks with the upstream's metadata. What each rewrite gives back is
 the chunks to send in the chunk's place, or ``None``, the chunk as it came. Where the stream
 stands after it (``state``) is the SSE layer's to read: how far its text lags, whether it is
 idle, whether the output only moved text, whether a cap was passed (``stream_state.py``).
+
+A chunk whose choices the rewrite cannot read (a choice that is not an object, an ``index``
+that is not a number) goes as it came and is counted (the ``passed-unread`` fallback); the
+chunks after it are rewritten as if it had not come.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class ChunkRewriter:
         ``tools``: the request's (a call that names no function must fit one of them).
         ``think``: the reasoning split of the content (``None``: content kept as it is)."""
         self._new_parser = new_parser
+        self._report = report
         self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
         self._settings = ChoiceSettings(
             new_id, mode == "buffered", self._budget, max_held_bytes, report, tools, think
@@ -79,13 +84,13 @@ class ChunkRewriter:
         if type(choices) is not list or not choices:
             self._unchanged()
             return None
-        self._last = chunk
         if len(choices) == 1:  # n=1: nearly every stream
             choice = choices[0]
-            if type(choice) is not dict:
-                self._unchanged()
+            index = _index(choice)
+            if index is None:
+                self._unread()
                 return None
-            index = choice.get("index", 0)
+            self._last = chunk
             rewriter = self._choices.get(index) or self._choice(index)
             out = rewriter.rewrite(choice)
             if out is None:
@@ -98,15 +103,20 @@ class ChunkRewriter:
             if rewriter is not self._one:
                 self._stands(rewriter.state.text_only, rewriter.state.exceeded)
             return chunks
-        if any(type(choice) is not dict for choice in choices):
-            self._unchanged()
-            return None
+        read: list[tuple[Choice, int]] = []
+        for choice in choices:
+            index = _index(choice)
+            if index is None:
+                self._unread()
+                return None
+            read.append((choice, index))
+        self._last = chunk
         outputs: list[Choice] = []
         changed = False
         text_only = True
         exceeded = None
-        for choice in choices:
-            rewriter = self._choice(choice.get("index", 0))
+        for choice, index in read:
+            rewriter = self._choice(index)
             out = rewriter.rewrite(choice)
             text_only = text_only and rewriter.state.text_only
             exceeded = exceeded or rewriter.state.exceeded
@@ -157,6 +167,11 @@ class ChunkRewriter:
         self.state.text_only = True
         self.state.exceeded = None
 
+    def _unread(self) -> None:
+        """A chunk whose choices cannot be read: as it came, counted."""
+        self._report.fallback("passed-unread")
+        self._unchanged()
+
     def _stands(self, text_only: bool, exceeded: LimitExceeded | None) -> None:
         """Where a stream of several choices (or none) stands after a rewrite of its choices
         (its lag only says whether any choice lags)."""
@@ -166,9 +181,7 @@ class ChunkRewriter:
         state.lag = any(c.state.lag for c in choices)
         state.idle = all(c.state.idle for c in choices) if choices else self._idle_unseen
 
-    def _choice(self, index: Any) -> ChoiceRewriter:
-        if type(index) is not int:
-            index = 0
+    def _choice(self, index: int) -> ChoiceRewriter:
         rewriter = self._choices.get(index)
         if rewriter is None:
             rewriter = self._choices[index] = ChoiceRewriter(self._new_parser(), self._settings)
@@ -191,3 +204,14 @@ class ChunkRewriter:
 
     def _metadata(self) -> Chunk:
         return {k: v for k, v in self._last.items() if k not in ("choices", "usage")}
+
+
+def _index(choice: Any) -> int | None:
+    """The index of a choice the rewrite can read (a missing or null index is 0's); ``None``
+    when it cannot (not an object, or an index that is not a number)."""
+    if type(choice) is not dict:
+        return None
+    index = choice.get("index", 0)
+    if type(index) is int:
+        return index
+    return 0 if index is None else None

@@ -12,6 +12,7 @@ Counters (all ``_total``):
   ``not_object``, ``missing_name``, ``missing_arguments``, ``invalid_entry``.
 - ``toolcall_fallbacks_total{provider, stage, action}``: action ``wrapped``, ``dropped``,
   ``passed-as-text``, ``stray-dropped`` (a special token out of place, removed),
+  ``passed-unread`` (a streamed event whose choices cannot be read, forwarded as it came),
   ``limit-exceeded``, ``rewrite-error``.
 - ``toolcall_responses_rewritten_total{provider, stage}``: responses whose bytes we changed.
 - ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
