@@ -8,7 +8,10 @@ start (a ``<`` at the end of a delta) that then turns out to be plain text, the 
 are held and sent as their original bytes, so a stream without tool-call markup leaves
 byte-for-byte as it came.
 
-Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed; an
+An event whose bytes are not all UTF-8 is read with each such byte kept (``lenient_json.
+loads_keeping_bytes``), so its text and arguments reach the rewrite, and whatever the rewrite
+sends of them is written back as the same bytes; from then on the stream is decoded event by
+event. Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed; an
 upstream error event (``data: {"error": ...}``) ends the stream instead, as its last event. If the
 rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
 a client's stream down. If held-back data passes a configured cap, the client gets an OpenAI
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -77,6 +81,8 @@ class SSERewriter:
         self._max_event = max_event_bytes
         self._report = report
         self._capture = capture
+        # How chunks orjson cannot write are written (bytes that are not UTF-8 kept, once read).
+        self._dumps = lenient_json.dumps
         self._failed = False
         self._done = False
         #: The stream was ended early (a limit): the response is complete, discard the rest.
@@ -176,6 +182,10 @@ class SSERewriter:
         except orjson.JSONDecodeError:
             try:  # what clients accept and orjson refuses (see lenient_json): this one event
                 chunk = lenient_json.loads(data)
+            except UnicodeDecodeError:
+                chunk = self._not_utf8(data)
+                if chunk is None:
+                    return self._settle(raw, raw)
             except ValueError:
                 return self._settle(raw, raw)
         else:
@@ -195,8 +205,22 @@ class SSERewriter:
             return self._fail(raw)
         if self._capture is not None and not rewriter.state.text_only:
             self._capture(data, chunks or [])
-        rewritten = raw if chunks is None else encode_chunks(chunks, fields, self._decoder.newline)
+        if chunks is None:
+            return self._send(raw, raw, lag)
+        rewritten = encode_chunks(chunks, fields, self._decoder.newline, self._dumps)
         return self._send(raw, rewritten, lag)
+
+    def _not_utf8(self, data: bytes) -> Any:
+        """The chunk of an event that is not all UTF-8, each such byte kept; ``None`` when it
+        is not JSON either. The stream's chunks are then written with those bytes, and its
+        events decoded: the fast path writes only what orjson writes."""
+        try:
+            chunk = lenient_json.loads_keeping_bytes(data)
+        except ValueError:
+            return None
+        self._dumps = lenient_json.dumps_keeping_bytes
+        self._fast = self.reading.handed = None
+        return chunk
 
     def _send(self, raw: bytes, rewritten: bytes, lag: int) -> bytes:
         """What goes out now for the event ``raw`` rewritten as ``rewritten`` (``lag``: the
@@ -255,7 +279,9 @@ class SSERewriter:
                 self._first_change()
             if self._capture is not None and not state.text_only:
                 self._capture(b"", chunks)
-        return self._release(original=False) + encode_chunks(chunks, (), self._decoder.newline)
+        return self._release(original=False) + encode_chunks(
+            chunks, (), self._decoder.newline, self._dumps
+        )
 
     def _first_change(self) -> None:
         self.changed = True
