@@ -64,27 +64,25 @@ class SSEResponder:
                 message[KEY] = handed
             await self._send(message)
             return
-        if not out and more:  # nothing to send yet
-            if pause is not None:
-                pause.active = True
-                if stream.held and not pause.watching:
-                    pause.watch()
-            return
-        message = {"type": "http.response.body", "body": out, "more_body": more}
-        if handed is not None and more:
-            message[KEY] = handed
-        if pause is None:
+        if out or not more:  # (else nothing to send yet)
+            message = {"type": "http.response.body", "body": out, "more_body": more}
+            if handed is not None and more:
+                message[KEY] = handed
+            if pause is None:
+                await self._send(message)
+                return
+            pause.sending = True  # (a release waits for it)
+            if not more:
+                pause.stop()
             await self._send(message)
+            pause.sending = False
+            if not more:
+                return
+        elif pause is None:
             return
-        pause.sending = True  # (a release waits for it)
-        if not more:
-            pause.stop()
-        await self._send(message)
-        pause.sending = False
-        if more:
-            pause.active = True
-            if stream.held and not pause.watching:
-                pause.watch()
+        pause.active = True  # the stream moved: no pause now; watch it while it holds events
+        if stream.held and not pause.watching:
+            pause.watch()
 
     def completion(self) -> dict[str, Any] | None:
         return None if self._tap is None else self._tap.completion()
