@@ -33,6 +33,7 @@ class ChunkTemplate:
 
     __slots__ = (
         "_head_size",
+        "_string_tail",
         "_tail_size",
         "choice",
         "delta_head",
@@ -66,6 +67,7 @@ class ChunkTemplate:
         self.prefix = head[len(b"data: ") :]
         self._head_size = len(head)
         self._tail_size = len(tail)
+        self._string_tail = b'"' + tail  # how an event ends whose members end in a string
 
     @classmethod
     def learn(
@@ -92,16 +94,17 @@ class ChunkTemplate:
         members of one text and its tail, the text fields (as ``text_fields.only_text`` names
         them) and the text; else ``None``. The text is one JSON string with nothing around it:
         JSON whitespace there could hold a line break, and the body would not be one event."""
-        if not body.endswith(self.tail) or not body.startswith(self.head):
+        # (The opening quote is read with the member's name and the closing one with the tail.)
+        if not body.endswith(self._string_tail) or not body.startswith(self.head):
             return None
         start, end = self._head_size, len(body) - self._tail_size
-        if body.startswith(b'"reasoning":', start):
+        if body.startswith(b'"reasoning":"', start):
             value, both, second = body[start + 12 : end].partition(b',"reasoning_content":')
             fields = REASONING_FIRST if both else REASONING
-        elif body.startswith(b'"content":', start):
+        elif body.startswith(b'"content":"', start):
             value, both, second = body[start + 10 : end], b"", b""
             fields = CONTENT
-        elif body.startswith(b'"reasoning_content":', start):
+        elif body.startswith(b'"reasoning_content":"', start):
             value, both, second = body[start + 20 : end].partition(b',"reasoning":')
             fields = REASONING_CONTENT_FIRST if both else REASONING_CONTENT
         else:
@@ -111,10 +114,8 @@ class ChunkTemplate:
         if both and value != second:
             return None
         try:
-            if value[0] != 34 or value[-1] != 34:  # 34: '"'
-                return None
             text = _loads(value)
-        except (IndexError, orjson.JSONDecodeError):
+        except orjson.JSONDecodeError:  # (a lone quote, both ends of the members at once)
             return None
         return fields, text
 
