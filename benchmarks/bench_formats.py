@@ -55,7 +55,8 @@ MARKUP: dict[str, Callable[[int], str]] = {
 
 _SPECIAL = (
     r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|</?tool_call>"
-    r"|</?minimax:tool_call>|</?arg_key>|</?arg_value>"
+    r"|</?minimax:tool_call>|</?arg_key>|</?arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>"
+    r"|</?seed:tool_call>|</?seed:think>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 THINKING = (

@@ -65,7 +65,7 @@ TOOLS: dict[str, dict[str, Any]] = {
 _SPECIAL = (
     r"<\|[a-z_]+\|>|<\|[a-z_]+>|<[a-z_]+\|>|<\|\"\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
-    r"|</arg_value>"
+    r"|</arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>|</?seed:tool_call>|</?seed:think>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
@@ -399,6 +399,196 @@ scenario(
         call("get_weather", '{"city": "Shenzhen"}'),
         call("get_weather", '{"city": "Wuhan"}'),
     ],
+)
+
+# --- deepseek_v32 / deepseek_v4: DSML -------------------------------------------------
+DSML = "｜DSML｜"  # DeepSeek's special token (full-width bars), which every DSML tag starts with
+
+
+def dsml_param(key: str, string: bool, value: str, space: str = "") -> str:
+    flag = "true" if string else "false"
+    return (
+        f'<{DSML}{space}parameter name="{key}" string="{flag}">{value}</{DSML}{space}parameter>\n'
+    )
+
+
+def dsml_invoke(name: str, *params: str, space: str = "") -> str:
+    return f'<{DSML}{space}invoke name="{name}">\n{"".join(params)}</{DSML}{space}invoke>\n'
+
+
+def dsml_block(name: str, *invokes: str) -> str:
+    return f"<{DSML}{name}>\n{''.join(invokes)}</{DSML}{name}>"
+
+
+scenario(
+    "deepseek_v32",
+    "deepseek-ai/DeepSeek-V3.2",
+    ("get_weather", "bash"),
+    what="DeepSeek V3.2 DSML (function_calls block, string and JSON parameters)",
+    content="I'll look both up.\n\n"
+    + dsml_block(
+        "function_calls",
+        dsml_invoke(
+            "get_weather", dsml_param("city", True, "Hangzhou"), dsml_param("days", False, "3")
+        ),
+        dsml_invoke(
+            "bash",
+            dsml_param("command", True, 'date -u "+%H:%M"'),
+            dsml_param("timeout", False, "30"),
+        ),
+    ),
+    content_text="I'll look both up.\n\n",
+    content_calls=[
+        call("get_weather", args(city="Hangzhou", days=3)),
+        call("bash", args(command='date -u "+%H:%M"', timeout=30)),
+    ],
+    reasoning_model="deepseek-ai/DeepSeek-V3.2",
+    thinking="Two cities, so two calls; Celsius for the second.\n",
+    reasoning_markup=dsml_block(
+        "function_calls",
+        dsml_invoke("get_weather", dsml_param("city", True, "Shenzhen")),
+        dsml_invoke(
+            "get_weather", dsml_param("city", True, "Wuhan"), dsml_param("units", True, "c")
+        ),
+    ),
+    reasoning_calls=[
+        call("get_weather", args(city="Shenzhen")),
+        call("get_weather", args(city="Wuhan", units="c")),
+    ],
+)
+scenario(
+    "deepseek_v4",
+    "deepseek-ai/DeepSeek-V4-Flash",
+    ("write_file", "bash"),
+    what="DeepSeek V4 DSML (tool_calls block); V4.1's spaced tags and a JSON body in reasoning",
+    content="\n\n"
+    + dsml_block(
+        "tool_calls",
+        dsml_invoke(
+            "write_file",
+            dsml_param("path", True, "notes/todo.md"),
+            dsml_param("content", True, "# TODO\n\n- ship <b>v4</b>\n"),
+            dsml_param("overwrite", False, "false"),
+        ),
+    ),
+    # The blank line V4's template writes before the block is text outside the markup.
+    content_text="\n\n",
+    content_calls=[
+        call(
+            "write_file",
+            args(path="notes/todo.md", content="# TODO\n\n- ship <b>v4</b>\n", overwrite=False),
+        )
+    ],
+    reasoning_model="deepseek-ai/DeepSeek-V4.1-Flash",
+    thinking="List the directory, then count the lines.",
+    reasoning_markup=f"<{DSML} calls>\n"
+    + dsml_invoke("bash", dsml_param("command", True, "ls -la", " "), space=" ")
+    + f'<{DSML} invoke name="bash">\n{{"command": "wc -l *.md", "timeout": 5}}\n</{DSML} invoke>\n'
+    + f"</{DSML} calls>",
+    reasoning_calls=[
+        call("bash", args(command="ls -la")),
+        # A JSON body goes out as the model wrote it.
+        call("bash", '{"command": "wc -l *.md", "timeout": 5}'),
+    ],
+)
+
+# --- minimax_m3: namespaced XML, nested values ----------------------------------------
+NS = "]<]minimax[>["  # MiniMax M3's namespace token, before every tag
+scenario(
+    "minimax_m3",
+    "MiniMaxAI/MiniMax-M3",
+    ("search", "get_weather"),
+    what="MiniMax M3 (namespaced tags, nested object and array values, think block in content)",
+    content="<mm:think>The user wants async runtimes; search with a filter.\n</mm:think>\n\n"
+    f"Searching now.\n{NS}<tool_call>\n"
+    f'{NS}<invoke name="search">{NS}<query>rust async <runtimes>{NS}</query>'
+    f"{NS}<tags>{NS}<item>rust{NS}</item>{NS}<item>async{NS}</item>{NS}</tags>"
+    f"{NS}<filters>{NS}<year>2025{NS}</year>{NS}<lang>en{NS}</lang>{NS}</filters>"
+    f"{NS}</invoke>\n"
+    f'{NS}<invoke name="get_weather">{NS}<city>Oslo{NS}</city>{NS}<days>03{NS}</days>'
+    f"{NS}</invoke>\n{NS}</tool_call>",
+    # The whitespace after </mm:think> is framing; the newline before the block is text.
+    content_text="Searching now.\n",
+    content_reasoning="The user wants async runtimes; search with a filter.\n",
+    content_calls=[
+        call(
+            "search",
+            # "filters" declares no properties: its leaves stay strings.
+            args(
+                query="rust async <runtimes>",
+                tags=["rust", "async"],
+                filters={"year": "2025", "lang": "en"},
+            ),
+        ),
+        call("get_weather", args(city="Oslo", days=3)),
+    ],
+    reasoning_model="MiniMaxAI/MiniMax-M3",
+    thinking="I'll look up the weather first.\n",
+    reasoning_markup=f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Bergen'
+    f"{NS}</city>{NS}<units>c{NS}</units>{NS}</invoke>\n{NS}</tool_call>",
+    reasoning_calls=[call("get_weather", args(city="Bergen", units="c"))],
+)
+
+# --- seed_oss: Qwen3-Coder XML in <seed:tool_call>, <seed:think> reasoning ----------------
+scenario(
+    "seed_oss",
+    "ByteDance-Seed/Seed-OSS-36B-Instruct",
+    ("get_weather", "bash"),
+    what="Seed-OSS (think block with budget notes and a quoted call in content, then two calls)",
+    content="<seed:think>The user wants Paris weather. The format is <seed:tool_call>\n"
+    "<function=get_weather>\n</function>\n</seed:tool_call>.\n<seed:cot_budget_reflect>I have "
+    "used 40 tokens.</seed:cot_budget_reflect>\nCall it now.</seed:think>\n\nChecking.\n"
+    "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
+    "<parameter=days>2</parameter>\n</function>\n</seed:tool_call>\n<seed:tool_call>\n"
+    "<function=bash>\n<parameter=command>curl -s 'wttr.in/Paris?format=3'</parameter>\n"
+    "<parameter=timeout>10</parameter>\n</function>\n</seed:tool_call>",
+    # The whitespace after </seed:think> is framing; the call quoted in the thinking is text.
+    content_text="Checking.\n\n",
+    content_reasoning="The user wants Paris weather. The format is <seed:tool_call>\n"
+    "<function=get_weather>\n</function>\n</seed:tool_call>.\n<seed:cot_budget_reflect>I have "
+    "used 40 tokens.</seed:cot_budget_reflect>\nCall it now.",
+    content_calls=[
+        call("get_weather", args(city="Paris", days=2)),
+        call("bash", args(command="curl -s 'wttr.in/Paris?format=3'", timeout=10)),
+    ],
+    reasoning_model="ByteDance-Seed/Seed-OSS-36B-Instruct",
+    thinking="A reasoning parser split the thinking out; the call came inside it.\n",
+    reasoning_markup="<seed:tool_call>\n<function=get_weather>\n<parameter=city>Nice"
+    "</parameter>\n</function>\n</seed:tool_call>",
+    reasoning_calls=[call("get_weather", args(city="Nice"))],
+)
+
+# --- longcat: Hermes' call objects in LongCat's tags --------------------------------------
+scenario(
+    "longcat",
+    "meituan-longcat/LongCat-Flash-Chat",
+    ("get_weather", "get_time"),
+    what="LongCat (JSON call objects in <longcat_tool_call> tags)",
+    content="Let me check.\n<longcat_tool_call>"
+    '{"name": "get_weather", "arguments": {"city": "Tokyo", "days": 2}}</longcat_tool_call>\n'
+    '<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+    content_text="Let me check.\n\n",
+    content_calls=[call("get_weather", '{"city": "Tokyo", "days": 2}'), call("get_time", "{}")],
+    reasoning_model="meituan-longcat/LongCat-Flash-Thinking",
+    thinking="The time first.\n",
+    reasoning_markup='<longcat_tool_call>{"name": "get_time", "arguments": {}}</longcat_tool_call>',
+    reasoning_calls=[call("get_time", "{}")],
+)
+
+# --- gigachat3: a "function call" message (3) or <|function_call|> (3.1), then JSON ------
+scenario(
+    "gigachat3",
+    "ai-sage/GigaChat3-10B-A1.8B",
+    ("bash",),
+    what="GigaChat 3 (a function-call message after the text, then end of sequence)",
+    content="I'll check that for you.<|message_sep|>\n\nfunction call<|role_sep|>\n"
+    '{"name": "bash", "arguments": {"command": "ls -la ~/projects"}}</s>',
+    content_text="I'll check that for you.",
+    content_calls=[call("bash", '{"command": "ls -la ~/projects"}')],
+    reasoning_model="ai-sage/GigaChat3.1-702B-A36B",
+    thinking="A shell command answers this.",
+    reasoning_markup='<|function_call|>{"name": "bash", "arguments": {"command": "uptime"}}',
+    reasoning_calls=[call("bash", '{"command": "uptime"}')],
 )
 
 # --- glm45: GLM-4.5 newline layout, GLM-4.7 compact layout -------------------------------

@@ -15,8 +15,14 @@ from parser_helpers import TOOLS, assemble, every_cut_agrees, run
 
 from toolcall_middleware.parsers import create_parser, formats
 from toolcall_middleware.parsers.deepseek import CALL_BEGIN, CALL_END_MARKER, CALLS_END, SEP
+from toolcall_middleware.parsers.dsml import CLOSES as DSML_CLOSES
+from toolcall_middleware.parsers.dsml import INVOKE_ENDS as DSML_INVOKE_ENDS
+from toolcall_middleware.parsers.dsml import OPENS as DSML_OPENS
+from toolcall_middleware.parsers.dsml import PARAMETER_ENDS as DSML_PARAMETER_ENDS
+from toolcall_middleware.parsers.dsml import PARAMETERS as DSML_PARAMETERS
 from toolcall_middleware.parsers.kimi_k2 import ARGUMENT_BEGIN
 from toolcall_middleware.parsers.kimi_k2 import CALL_END_MARKER as KIMI_END
+from toolcall_middleware.parsers.minimax_m3 import NS as M3
 
 KIMI_CALL = "<|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>"
 BASH = '{"command": "ls"}'
@@ -37,6 +43,34 @@ STRAYS = {
         "xyz w",
         [BASH],
         4,
+    ),
+    "deepseek_v32": (
+        f"x{DSML_CLOSES[0]}y{DSML_PARAMETER_ENDS[0]}z{DSML_INVOKE_ENDS[1]}"
+        f'<｜DSML｜invoke name="bash">{DSML_OPENS[1]}{DSML_PARAMETERS[0]} name="command" '
+        f'string="true">ls{DSML_PARAMETER_ENDS[0]}{DSML_INVOKE_ENDS[0]} w',
+        "xyz w",
+        [BASH],
+        4,
+    ),
+    "minimax_m3": (
+        f'a</mm:think> {M3}<tool_call>{M3}</x>{M3}<invoke name="bash">{M3}<command>ls'
+        f"{M3}</command>{M3}</invoke>{M3}</tool_call>",
+        "a ",
+        [BASH],
+        2,
+    ),
+    "seed_oss": (
+        "a</seed:think> b</seed:tool_call><seed:tool_call>\n<function=bash>\n"
+        "<parameter=command>ls</parameter>\n</function>\n</seed:tool_call></seed:tool_call> c",
+        "a b c",
+        [BASH],
+        3,
+    ),
+    "gigachat3": (
+        f'a<|function_call|>{{"name": "bash", "arguments": {BASH}}}}}</s> b',
+        "a b",
+        [BASH],
+        1,  # the "}" too many
     ),
     "gpt_oss": (
         "<|channel|>final<|message|>Done<|constrain|>.<|return|><|end|><|call|> ok",
@@ -114,6 +148,11 @@ KEPT = {
     "mistral": "usage: run [ARGS] ... [TOOL_CALLS] is a token",
     "llama3_json": "In Python: {'name': 'x'} and <|eom is not a token.",
     "qwen_xml": "<div><b>bold</b></div> and </bash> alone",
+    "minimax_m3": "a[0] ]<] minimax [>[ <tool_call> </invoke> <think> text",
+    "seed_oss": "Seed writes <seed:tool_ca and <seed:thinking> and <tool_call> as text.",
+    "longcat": "A <longcat_tool_call> alone, and </longcat_tool_call> in prose.",
+    "gigachat3": "<s>struck</s> <|message_sep|>\n\nfunction call is a role; <|function_call",
+    "deepseek_v4": 'Tags: <function_calls>, <invoke name="x">, </parameter> and <｜DSM.',
 }
 
 

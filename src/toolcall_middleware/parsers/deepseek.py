@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from ..events import Event
 from .base import ParserContext
 from .delimited import DelimitedCallParser
-from .descriptor import DEEPSEEK, Format, NameRule, register
+from .descriptor import DEEPSEEK, DEEPSEEK_LINE, Format, NameRule, register
 from .driver import marker_tables
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -172,7 +172,11 @@ FORMAT = register(
         "deepseek",
         DeepSeekParser,
         family="deepseek",
-        model_names=(NameRule(("deepseek",), DEEPSEEK),),
+        model_names=(
+            NameRule(("deepseek",), DEEPSEEK),
+            # V3.2-Exp kept V3.1's template and markup; V3.2 itself writes DSML.
+            NameRule(("deepseek*v3.2-exp",), DEEPSEEK_LINE),
+        ),
         sniff_markers=(CALLS_BEGIN, CALL_BEGIN),
         stray_tokens=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END_MARKER, SEP),
         # R1's template opens the block (R1-0528 writes <think> too, which is then dropped).

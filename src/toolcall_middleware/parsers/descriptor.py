@@ -13,30 +13,44 @@ Model names are matched lowercased, by patterns: a pattern matches when its ``*`
 pieces all occur in the name, in order (``"qwen3*thinking"``). When a name matches rules of
 several formats, the rule with the highest precedence wins (then the longer pattern):
 
-======================  ==========  ==========================================================
-precedence              formats     why
-======================  ==========  ==========================================================
-``FINE_TUNE`` (90)      hermes      a fine-tune family writes its own format whatever its base
-                                    (``Hermes-3-Llama-3.1-8B``, ``Hermes-2-Pro-Mistral-7B``)
-``KIMI_LINE`` (85)      kimi_k3     a Kimi line with a format of its own, before other Kimi
-                                    names (``Kimi-K3`` would be ``kimi_k2`` by ``kimi``)
-``KIMI`` (80)           kimi_k2,    Kimi before Qwen before DeepSeek (distills and merges);
-                        kimi_k3     ``k3`` alone is K3 as ``k2`` alone is K2
-``QWEN_LINE`` (75)      qwen3_coder a Qwen line with a format of its own, before plain Qwen
+======================  ============  ==================================================
+precedence              formats       why
+======================  ============  ==================================================
+``FINE_TUNE`` (90)      hermes        a fine-tune family writes its own format whatever
+                                      its base (``Hermes-3-Llama-3.1-8B``,
+                                      ``Hermes-2-Pro-Mistral-7B``)
+``KIMI_LINE`` (85)      kimi_k3       a Kimi line with a format of its own, before other
+                                      Kimi names (``Kimi-K3`` would be ``kimi_k2`` by
+                                      ``kimi``)
+``KIMI`` (80)           kimi_k2,      Kimi before Qwen before DeepSeek (distills and
+                        kimi_k3       merges); ``k3`` alone is K3 as ``k2`` alone is K2
+``QWEN_LINE`` (75)      qwen3_coder   a Qwen line with a format of its own, before plain
+                                      Qwen
 ``QWEN`` (70)           hermes
+``DEEPSEEK_LINE`` (65)  deepseek_v32, a DeepSeek line with a format of its own, before
+                        deepseek_v4,  plain DeepSeek (``deepseek-v3.2``, ``deepseek-v4``;
+                        deepseek      ``deepseek-v3.2-exp`` kept V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR`` (50)         glm45,      a vendor's own format; ``mimo`` picks qwen3_coder, whose
-                        minimax_m2, XML MiMo writes
-                        mistral,
-                        gpt_oss,
+``VENDOR_LINE`` (55)    minimax_m3    a vendor's model line with a format of its own,
+                                      before the vendor's (``minimax-m3`` before
+                                      ``minimax``)
+``VENDOR`` (50)         glm45,        one vendor's models (GLM-4.5 to 5.x are all
+                        minimax_m2,   ``glm45``); ``mimo`` and StepFun's ``step-3.5``
+                        mistral,      pick qwen3_coder, whose XML they write; Granite 4
+                        gpt_oss,      and ERNIE 4.5 pick hermes
+                        seed_oss,
+                        gigachat3,
+                        longcat,
                         gemma4,
                         olmo3,
                         internlm,
-                        qwen3_coder
-``LLAMA_LINE`` (45)     pythonic    a Llama line with a format of its own, before the base
-                                    name (``Llama-4-Scout`` would be ``llama3_json``)
-``BASE`` (40)           llama3_json a base model that fine-tunes keep in their names
-======================  ==========  ==========================================================
+                        qwen3_coder,
+                        hermes
+``LLAMA_LINE`` (45)     pythonic      a Llama line with a format of its own, before the
+                                      base name (``Llama-4-Scout`` would be
+                                      ``llama3_json``)
+``BASE`` (40)           llama3_json   a base model that fine-tunes keep in their names
+======================  ============  ==================================================
 
 Under ``provider="auto"`` the name chooses a *family* (the ``family`` of the format its rule
 picks), and the stream's markers choose the format within it (``parsers.sniff``): the rule's
@@ -45,27 +59,31 @@ format is the default, used until a marker decides and for what a format-specifi
 its ``family=`` keyword; a format of ``EVERY_FAMILY`` follows the prompt rather than the model
 and is a member of them all:
 
-==============  =============================  =================================================
-family          formats                        how the markers tell them apart
-==============  =============================  =================================================
-``qwen``        hermes, qwen3_coder            ``<tool_call>`` then ``{`` (hermes) or
-                                               ``<function=`` (qwen3_coder)
-``kimi``        kimi_k2, kimi_k3               their own special tokens (K3's ``<|open|>``,
-                                               ``<|close|>``)
-``deepseek``    deepseek                       their own special tokens
+==============  ==============================  ================================================
+family          formats                         how the markers tell them apart
+==============  ==============================  ================================================
+``qwen``        hermes, qwen3_coder             ``<tool_call>`` then ``{`` (hermes) or
+                                                ``<function=`` (qwen3_coder)
+``kimi``        kimi_k2, kimi_k3                their own special tokens (K3's ``<|open|>``,
+                                                ``<|close|>``)
+``deepseek``    deepseek, deepseek_v32,         their own special tokens (V3.2's and V4's
+                deepseek_v4                     DSML blocks by their names)
 ``glm``         glm45
-``minimax``     minimax_m2                     their own opening tags
+``minimax``     minimax_m2, minimax_m3          their own opening tags (M3's namespaced)
 ``mistral``     mistral
 ``gpt_oss``     gpt_oss
-``llama``       llama3_json, pythonic          ``<|python_tag|>`` (llama3_json); a list of calls
-                                               only where the name's default is pythonic (Llama
-                                               4): pythonic has no marker of its own
+``llama``       llama3_json, pythonic           ``<|python_tag|>`` (llama3_json); a list of
+                                                calls only where the name's default is
+                                                pythonic (Llama 4): pythonic has no marker
+``seed``        seed_oss
+``gigachat``    gigachat3
+``longcat``     longcat
 ``gemma``       gemma4
 ``olmo``        olmo3
 ``internlm``    internlm
-``*`` (every)   qwen_xml                       tags named after an offered tool, under the
-                                               rule of ``QwenXmlParser(tool_tag_rule=True)``
-==============  =============================  =================================================
+``*`` (every)   qwen_xml                        tags named after an offered tool, under the
+                                                rule of ``QwenXmlParser(tool_tag_rule=True)``
+==============  ==============================  ================================================
 """
 
 from __future__ import annotations
@@ -84,7 +102,9 @@ KIMI_LINE = 85
 KIMI = 80
 QWEN_LINE = 75
 QWEN = 70
+DEEPSEEK_LINE = 65
 DEEPSEEK = 60
+VENDOR_LINE = 55
 VENDOR = 50
 LLAMA_LINE = 45
 BASE = 40

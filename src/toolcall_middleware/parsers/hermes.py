@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ..events import Event
 from .base import MarkerSearch, ParserContext
-from .descriptor import FINE_TUNE, QWEN, Format, NameRule, register
+from .descriptor import FINE_TUNE, QWEN, VENDOR, Format, NameRule, register
 from .driver import search_table
 from .jsoncall import OPENED, TEXT, JsonCallParser, State
 
@@ -29,9 +29,11 @@ class HermesParser(JsonCallParser):
     TRIGGERS = "<"
     REPEATED_CLOSE_IS_STRAY = True
     _searches = _SEARCH
+    #: The closing tag (a format with tags of its own names its own).
+    CLOSE = CLOSE
 
     def __init__(self, context: ParserContext) -> None:
-        super().__init__(context, CLOSE)
+        super().__init__(context, self.CLOSE)
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # <tool_call>, in TEXT
         self._opening = marker
@@ -53,10 +55,13 @@ FORMAT = register(
         model_names=(
             NameRule(("hermes",), FINE_TUNE),
             NameRule(("qwen", "qwq"), QWEN),
+            # IBM Granite 4 and Baidu ERNIE 4.5 write Hermes' calls (Granite 3 did not).
+            NameRule(("granite-4", "granite4", "ernie-4.5", "ernie4.5", "ernie-4_5"), VENDOR),
         ),
-        # Hybrid Qwen3 and Hermes 4 write <think> themselves; QwQ, the Qwen3 Thinking models and
-        # DeepSeek's R1 distills of Qwen (a Qwen by name) have it opened by their template.
-        thinking_opened=("qwq", "qwen3*thinking", "deepseek-r1"),
+        # Hybrid Qwen3 and Hermes 4 write <think> themselves; QwQ, the Qwen3 Thinking models,
+        # DeepSeek's R1 distills of Qwen (a Qwen by name) and ERNIE 4.5 Thinking have it opened
+        # by their template.
+        thinking_opened=("qwq", "qwen3*thinking", "deepseek-r1", "ernie*thinking"),
         write_calls=write_calls,
         markup_pieces=(
             OPEN,

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
-from ..events import Event
+from ..events import Event, Reasoning
 from .base import MarkerSearch, ParserContext
 from .descriptor import QWEN_LINE, VENDOR, Format, NameRule, raw_values, register
-from .driver import OptionalClose, literal_at, search_table, skip_space
+from .driver import OptionalClose, literal_at, marker_tables, skip_space
 from .xmlargs import XmlCallParser
 
 OPEN = "<tool_call>"
@@ -44,33 +45,57 @@ class _State(enum.IntEnum):
     PARAMETER_HEADER = enum.auto()  # the key, up to ">"
     VALUE = enum.auto()
     AFTER = enum.auto()  # after </function>: whitespace, then </tool_call> (may be missing)
+    # Formats that wrap this markup with a think block of their own (seed_oss):
+    THINK = enum.auto()  # reasoning
+    THOUGHT = enum.auto()  # after the think block: whitespace is framing
 
 
+#: The states, for the tables of a wrapping format (``search_tables``).
+State = _State
 # Module names for the members: looking a member up on its enum class runs Python code.
-_TEXT, _OPENED, _FUNCTION_HEADER, _BODY, _PARAMETER_HEADER, _VALUE, _AFTER = _State
-
-
-_SEARCH = search_table(
-    _State,
-    {
-        _TEXT: MarkerSearch((OPEN, FUNCTION)),
-        _BODY: MarkerSearch((PARAMETER, FUNCTION_END, CLOSE, FUNCTION, OPEN)),
-        _PARAMETER_HEADER: MarkerSearch((">",)),
-        _VALUE: MarkerSearch((PARAMETER_END, PARAMETER, FUNCTION_END)),
-    },
+_TEXT, _OPENED, _FUNCTION_HEADER, _BODY, _PARAMETER_HEADER, _VALUE, _AFTER, _THINK, _THOUGHT = (
+    _State
 )
+
+
+def search_tables(
+    open_: str,
+    close: str,
+    think: tuple[str, str] | None = None,
+    strays: Mapping[_State, tuple[str, ...]] = MappingProxyType({}),
+) -> tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...]]:
+    """The marker tables of this markup inside ``open_``/``close`` tags (``think``: the tags of
+    a think block the format opens in plain text)."""
+    markers: dict[_State, tuple[str, ...]] = {
+        _TEXT: (open_, FUNCTION, *(think[:1] if think else ())),
+        _BODY: (PARAMETER, FUNCTION_END, close, FUNCTION, open_),
+        _PARAMETER_HEADER: (">",),
+        _VALUE: (PARAMETER_END, PARAMETER, FUNCTION_END),
+    }
+    if think:
+        markers[_THINK] = (think[1],)
+    return marker_tables(_State, markers, strays)
+
+
+_SEARCH, _STRAYS = search_tables(OPEN, CLOSE)
 
 
 class Qwen3CoderParser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
+    _strays = _STRAYS
+    #: The tags around a call (a wrapping format has its own), and of a think block the
+    #: format opens in plain text (none here: ``think.py`` splits Qwen's ``<think>``).
+    OPEN, CLOSE = OPEN, CLOSE
+    THINK_OPEN = THINK_CLOSE = ""
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
         self._state = _TEXT
         self._opening = ""  # markup that is text again if no call follows
         self._header = ""
-        self._after = OptionalClose(CLOSE, repeat=True)  # </tool_call> twice: a stray
+        self._after = OptionalClose(self.CLOSE, repeat=True)  # the closing tag twice: a stray
+        self._fresh = False  # a think block just opened: its leading whitespace is framing
 
     def _more_strays(self) -> int:
         return self._after.strays
@@ -91,6 +116,11 @@ class Qwen3CoderParser(XmlCallParser):
             return self._after_open(buf, pos, out, final)
         if state is _FUNCTION_HEADER:
             return self._function_header(buf, pos, out)
+        if state is _THOUGHT:
+            start = skip_space(buf, pos)
+            if start < len(buf):
+                self._state = _TEXT
+            return start
         after, closing = self._after.step(buf, pos, out, final)  # AFTER
         if closing is not None:
             self._state = _TEXT
@@ -134,14 +164,27 @@ class Qwen3CoderParser(XmlCallParser):
             self._arguments.value(segment, out)
         elif state is _PARAMETER_HEADER:
             self._header += segment
+        elif state is _THINK:
+            if self._fresh:
+                segment = segment.lstrip()
+                if not segment:
+                    return
+                self._fresh = False
+            out.append(Reasoning(segment))
         # BODY: whitespace between parameters is framing.
 
     def _marker(self, marker: str, out: list[Event]) -> None:
         state = self._state
-        if state is _TEXT:
+        if state is _THINK:  # its closing tag
+            self._state = _THOUGHT
+        elif state is _TEXT:
+            if marker == self.THINK_OPEN:
+                self._fresh = True
+                self._state = _THINK
+                return
             self._opening = marker
             self._header = ""
-            self._state = _OPENED if marker == OPEN else _FUNCTION_HEADER
+            self._state = _OPENED if marker == self.OPEN else _FUNCTION_HEADER
         elif state is _PARAMETER_HEADER:  # ">"
             self._arguments.open(self._header.strip(), out)
             self._state = _VALUE
@@ -159,11 +202,10 @@ class Qwen3CoderParser(XmlCallParser):
             self._end_call(out)
             self._opening = marker
             self._header = ""
-            self._state = {
-                CLOSE: _TEXT,
-                FUNCTION: _FUNCTION_HEADER,
-                OPEN: _OPENED,
-            }[marker]
+            if marker == FUNCTION:
+                self._state = _FUNCTION_HEADER
+            else:
+                self._state = _OPENED if marker == self.OPEN else _TEXT
 
     def _close(self, out: list[Event]) -> None:
         state = self._state
@@ -175,7 +217,7 @@ class Qwen3CoderParser(XmlCallParser):
             self._end_call(out)  # cut off: keep what arrived
         elif state is _AFTER:
             self._after.flush(out)
-        self._state = _TEXT
+        self._state = _TEXT  # (THINK, THOUGHT: the reasoning went out as it came)
 
 
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
@@ -198,6 +240,8 @@ FORMAT = register(
             NameRule(("qwen3-coder", "qwen3_coder", "qwen3.5"), QWEN_LINE),
             # Xiaomi's MiMo (MiMo-V2-Flash) writes the same XML.
             NameRule(("mimo",), VENDOR),
+            # StepFun's Step 3.5 writes Qwen3-Coder's markup (Step 3 wrote its own).
+            NameRule(("step-3.5", "step3.5", "step3p5", "step-3p5"), VENDOR),
         ),
         write_calls=write_calls,
         markup_pieces=(

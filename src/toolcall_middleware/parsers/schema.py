@@ -50,12 +50,31 @@ def escape_piece(text: str) -> str:
 
 def parameter_type(tool: Tool | None, key: str) -> str:
     """The JSON type parameter ``key`` of ``tool`` converts to; ``"string"`` when unknown."""
+    return schema_type(parameter_schema(tool, key))
+
+
+def parameter_schema(tool: Tool | None, key: str) -> object:
+    """The schema of parameter ``key`` of ``tool`` (``None`` when it declares none)."""
     if tool is None:
-        return STRING
+        return None
     properties = tool.parameters.get("properties")
-    if not isinstance(properties, Mapping):
-        return STRING
-    return schema_type(properties.get(key))
+    return properties.get(key) if isinstance(properties, Mapping) else None
+
+
+def allows_null(schema: object, depth: int = 0) -> bool:
+    """Whether a schema allows ``null``: ``type: "null"``, ``[T, "null"]``, or a null option of
+    ``anyOf``/``oneOf``."""
+    if not isinstance(schema, Mapping) or depth > 8:
+        return False
+    declared = schema.get("type")
+    if declared == "null" or (isinstance(declared, list) and "null" in declared):
+        return True
+    return any(
+        allows_null(option, depth + 1)
+        for combinator in ("anyOf", "oneOf")
+        if isinstance(options := schema.get(combinator), list)
+        for option in options
+    )
 
 
 def schema_type(schema: object, depth: int = 0) -> str:

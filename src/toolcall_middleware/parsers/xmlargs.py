@@ -18,17 +18,21 @@ _NULL = "null"
 class ArgumentsWriter:
     """Turns ``open(key)``, ``value(text)``…, ``close()`` per parameter into JSON fragments.
 
-    Exactly one leading and one trailing newline of a value are template framing. A string value
-    that is the literal ``null`` is null: it is held while it could still be that word. A value
-    opened ``verbatim`` (a format that writes each value exactly and says its type) has neither
-    rule: a string is the text as it is, from its first character.
+    Exactly one leading and one trailing newline of a value are template framing (unless
+    ``newline_framing`` is off: formats that write values inline, between tags on one line). A
+    string value that is the literal ``null`` is null (unless opened with ``null_word=False``):
+    it is held while it could still be that word. A value opened ``verbatim`` (a format that
+    writes each value exactly and says its type) has neither rule: a string is the text as it
+    is, from its first character.
     """
 
     __slots__ = (
         "_count",
+        "_framing",
         "_held",
         "_kind",
         "_newline",
+        "_null_word",
         "_open",
         "_quoted",
         "_seen",
@@ -36,16 +40,27 @@ class ArgumentsWriter:
         "_verbatim",
     )
 
-    def __init__(self, tool: Tool | None) -> None:
+    def __init__(self, tool: Tool | None, newline_framing: bool = True) -> None:
         self._tool = tool
+        self._framing = newline_framing
         self._count = 0
         self._open = False
         self._kind = STRING
+        self._null_word = True
+        self._verbatim = False
         self._seen = False  # the value's first character has arrived
         self._newline = False  # a trailing newline held back: framing if the value ends here
         self._quoted = False  # the opening quote of a string value went out
         self._held: list[str] = []  # string: a possible "null"; other types: the whole value
-        self._verbatim = False
+
+    @property
+    def tool(self) -> Tool | None:
+        return self._tool
+
+    @property
+    def count(self) -> int:
+        """Members of the object written so far (the parameter open now included)."""
+        return self._count
 
     @property
     def parameter_open(self) -> bool:
@@ -58,23 +73,46 @@ class ArgumentsWriter:
         return held_size(self._held) + self._newline if self._open else 0
 
     def open(
-        self, key: str, out: list[Event], kind: str | None = None, verbatim: bool = False
+        self,
+        key: str,
+        out: list[Event],
+        kind: str | None = None,
+        null_word: bool = True,
+        verbatim: bool = False,
     ) -> None:
-        """A parameter begins; ``kind``: its JSON type when the markup says it (else the
-        schema's); ``verbatim``: its value is exact (see the class)."""
+        """A parameter starts: typed by the schema, or as ``kind`` (see ``convert``);
+        ``verbatim``: its value is exact (see the class)."""
         if self._open:
             self.close(out)
         head = ("{" if self._count == 0 else ", ") + json_string(key) + ": "
         self._count += 1
-        self._open = True
-        self._kind = parameter_type(self._tool, key) if kind is None else kind
-        self._newline = False
-        self._held = []
-        self._verbatim = verbatim
-        # A verbatim string is open from its first character: its quote goes out now, and its
-        # pieces take the streaming branch of ``value`` (no newline there is framing).
-        self._seen = self._quoted = verbatim and self._kind == STRING
+        self.hold(parameter_type(self._tool, key) if kind is None else kind, null_word)
+        if verbatim:
+            # A verbatim string is open from its first character: its quote goes out now, and
+            # its pieces take the streaming branch of ``value`` (no newline there is framing).
+            self._verbatim, self._null_word = True, False
+            self._seen = self._quoted = self._kind == STRING
         out.append(CallArgs(head + '"' if self._quoted else head))
+
+    def hold(self, kind: str, null_word: bool = True) -> None:
+        """A value starts whose member the writer does not write yet (``close`` decides)."""
+        self._open = True
+        self._kind = kind
+        self._null_word = null_word
+        self._seen = self._newline = self._quoted = self._verbatim = False
+        self._held = []
+
+    def take(self) -> str:
+        """Close the value open now without writing it: its text as it came (framing removed)."""
+        self._open = False
+        held = "".join(self._held)
+        self._held = []
+        return held
+
+    def member(self, key: str, value: str, out: list[Event]) -> None:
+        """A whole member: ``key`` and its JSON ``value``."""
+        out.append(CallArgs(("{" if self._count == 0 else ", ") + json_string(key) + ": " + value))
+        self._count += 1
 
     def value(self, text: str, out: list[Event]) -> None:
         if not text or not self._open:
@@ -92,11 +130,11 @@ class ArgumentsWriter:
             return
         if not self._seen:
             self._seen = True
-            if text[0] == "\n":
+            if text[0] == "\n" and self._framing:
                 text = text[1:]
         if self._newline:
             text = "\n" + text
-        self._newline = text.endswith("\n")
+        self._newline = self._framing and text.endswith("\n")
         if self._newline:
             text = text[:-1]
         if not text:
@@ -108,7 +146,7 @@ class ArgumentsWriter:
         else:
             self._held.append(text)
             so_far = "".join(self._held)
-            if not _NULL.startswith(so_far):
+            if not self._null_word or not _NULL.startswith(so_far):
                 self._held = []
                 self._quoted = True
                 out.append(CallArgs('"' + escape_piece(so_far)))
@@ -121,11 +159,16 @@ class ArgumentsWriter:
         held = "".join(self._held)
         self._held = []
         if self._kind != STRING:
-            out.append(CallArgs(convert_value(held, self._kind)))
+            out.append(CallArgs(self.convert(held, self._kind)))
         elif self._quoted:
             out.append(CallArgs('"'))
         else:
-            out.append(CallArgs(_NULL if held == _NULL else json_string(held)))
+            out.append(CallArgs(_NULL if self._null_word and held == _NULL else json_string(held)))
+
+    def convert(self, value: str, kind: str) -> str:
+        """The JSON text of a held value of ``kind`` (a schema type; formats with kinds of their
+        own override this)."""
+        return convert_value(value, kind)
 
     def end(self, out: list[Event]) -> None:
         """The call ended: close the object. A call with no parameters gets no fragment."""
@@ -149,7 +192,12 @@ class XmlCallParser(StreamParser):
 
     def _start_call(self, name: str, out: list[Event]) -> None:
         out.append(CallStart(name))
-        self._arguments = ArgumentsWriter(self._context.tool(name))
+        self._arguments = self._writer(self._context.tool(name))
+
+    def _writer(self, tool: Tool | None) -> ArgumentsWriter:
+        """The writer of one call's arguments (a format with value rules of its own has its
+        own)."""
+        return ArgumentsWriter(tool)
 
     def _end_call(self, out: list[Event]) -> None:
         self._arguments.end(out)
