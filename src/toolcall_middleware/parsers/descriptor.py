@@ -182,6 +182,12 @@ class Format:
         return triggers if isinstance(triggers, str) else None
 
     @property
+    def id_style(self) -> str | None:
+        """The form of call ids the format's parser asks for (its ``ID_STYLE``)."""
+        style = getattr(self.parser, "ID_STYLE", None)
+        return style if isinstance(style, str) else None
+
+    @property
     def family_name(self) -> str:
         """The family, the format's own name when it declares none."""
         return self.family or self.name

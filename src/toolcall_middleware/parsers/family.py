@@ -52,16 +52,8 @@ class Family:
     #: What the default looks for in plain text is known (its parser runs on the shared
     #: driver); when it is not, the default reads the whole stream.
     default_known: bool
-    #: Markers spelled over several tokens (a pause may fall inside one).
-    spelled: tuple[str, ...]
     #: Every character any member's markup may start with (see ``ToolCallParser``).
     triggers: str
-    #: Some member's markers are special tokens, whose held start a pause gives back.
-    releases_text: bool
-
-
-def _arrives_whole(fmt: Format) -> bool:
-    return getattr(fmt.parser, "MARKERS_ARRIVE_WHOLE", False) is True
 
 
 def clashes(marker: str, kept: Iterable[str]) -> bool:
@@ -81,17 +73,12 @@ def family_of(provider: str | None) -> Family:
     writers = {m.name for m in members if m.name in TOOL_CALL_FORMATS}
     judges = bool(writers) and writers != {provider}
     first = [TOOL_CALL] if judges else []
-    spelled = (
-        [TOOL_CALL] if judges and not all(_arrives_whole(formats()[w]) for w in writers) else []
-    )
     targets: dict[str, str] = {}
 
     def add(markers: Iterable[str], fmt: Format) -> None:
         for marker in markers:
             if not clashes(marker, [*first, *targets]):
                 targets[marker] = fmt.name
-                if not _arrives_whole(fmt):
-                    spelled.append(marker)
 
     strays: set[str] = set()
     known = True
@@ -114,7 +101,5 @@ def family_of(provider: str | None) -> Family:
         reads_tool_tags=any(m.family == EVERY_FAMILY for m in members),
         alone=all(m.name == provider or m.family == EVERY_FAMILY for m in members),
         default_known=known,
-        spelled=tuple(spelled),
         triggers="".join(sorted({c for m in members for c in m.triggers or ""})),
-        releases_text=any(_arrives_whole(m) for m in members),
     )
