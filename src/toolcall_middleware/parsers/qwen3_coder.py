@@ -23,7 +23,7 @@ from types import MappingProxyType
 from ..events import Event, Reasoning
 from .base import MarkerSearch, ParserContext
 from .descriptor import QWEN_LINE, VENDOR, Format, NameRule, raw_values, register
-from .driver import OptionalClose, literal_at, marker_tables, search_table, skip_space
+from .driver import OptionalClose, literal_at, marker_tables, skip_space
 from .xmlargs import XmlCallParser
 
 OPEN = "<tool_call>"
