@@ -223,6 +223,12 @@ HUB_MODELS = {
         "internlm/internlm3-8b-instruct",
         "internlm/internlm2-chat-20b",
     ],
+    "phi4_mini": [
+        "microsoft/Phi-4-mini-instruct",
+        "microsoft/Phi-4-multimodal-instruct",
+        "phi4-mini:3.8b",
+        "Phi-4-mini-instruct-onnx",
+    ],
     "openai": [
         "gpt-4o",
         "gpt-4.1-mini",

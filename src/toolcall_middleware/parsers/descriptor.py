@@ -44,6 +44,7 @@ precedence              formats       why
                         gemma4,
                         olmo3,
                         internlm,
+                        phi4_mini,
                         qwen3_coder,
                         hermes
 ``LLAMA_LINE`` (45)     pythonic      a Llama line with a format of its own, before the
@@ -81,6 +82,7 @@ family          formats                         how the markers tell them apart
 ``gemma``       gemma4
 ``olmo``        olmo3
 ``internlm``    internlm
+``phi``         phi4_mini
 ``*`` (every)   qwen_xml                        tags named after an offered tool, under the
                                                 rule of ``QwenXmlParser(tool_tag_rule=True)``
 ==============  ==============================  ================================================
