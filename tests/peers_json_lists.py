@@ -106,4 +106,88 @@ PHI4_MINI = [
     phi("test_malformed_input[3]", 'functools[{"name": "func"}]', [("func", {})]),
 ]
 
-CASES = [*PHI4_MINI]
+XLAM = "Salesforce/Llama-xLAM-2-8b-fc-r"
+OBJ = {"type": "object"}
+XLAM_TOOLS = {"get_current_weather": OBJ, "a": OBJ, "b": OBJ}
+DALLAS = {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}
+ORLANDO = {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}
+
+
+def weather(arguments: dict[str, Any]) -> str:
+    return json.dumps({"name": "get_current_weather", "arguments": arguments}, ensure_ascii=False)
+
+
+def xlam(
+    name: str, text: str, calls: list[tuple[str, dict[str, Any]]], content: str = "", **kw: Any
+) -> PeerCase:
+    return case(f"{name} (xLAM)", "xlam", XLAM, text, calls, content, tools=XLAM_TOOLS, **kw)
+
+
+XLAM_CASES = [
+    xlam("test_extract_tool_calls_no_tools", "This is a test", [], "This is a test"),
+    xlam(
+        "test_extract_tool_calls[parallel_tool_calls]",
+        f"[{weather(DALLAS)}, {weather(ORLANDO)}]",
+        [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)],
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_think_tag]",
+        f"<think>I'll help you with that.</think>[{weather(DALLAS)}]",
+        [("get_current_weather", DALLAS)],
+        reasoning="I'll help you with that.",
+        fields=("content",),
+        note="we differ: the think block the content starts with is reasoning (think_tags)",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_json_code_block]",
+        f"I'll help you with that.\n```json\n[{weather(DALLAS)}]\n```",
+        [("get_current_weather", DALLAS)],
+        "I'll help you with that.\n",
+        note="we differ: the text before the fence is kept as written, its newline too",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_tool_calls_tag]",
+        f"I'll check the weather for you.[TOOL_CALLS][{weather(DALLAS)}]",
+        [("get_current_weather", DALLAS)],
+        "I'll check the weather for you.",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_tool_call_xml_tags]",
+        f"I'll help you check the weather.<tool_call>[{weather(DALLAS)}]</tool_call>",
+        [("get_current_weather", DALLAS)],
+        "I'll help you check the weather.",
+    ),
+    xlam(
+        "test_extract_tool_calls_list_structure",
+        f"[{weather({'city': 'Seattle', 'state': 'WA', 'unit': 'celsius'})}]",
+        [("get_current_weather", {"city": "Seattle", "state": "WA", "unit": "celsius"})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_incremental[single_tool_with_json_code_block]",
+        f"```json\n[{weather(DALLAS)}]\n```",
+        [("get_current_weather", DALLAS)],
+    ),
+    xlam(
+        "test_extract_tool_calls_non_ascii",
+        f"[{weather({'city': '北京'})}, {weather({'city': '上海'})}]",
+        [("get_current_weather", {"city": "北京"}), ("get_current_weather", {"city": "上海"})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_one_empty_args_tool[first]",
+        '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 42}}]',
+        [("a", {}), ("b", {"x": 42})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_one_empty_args_tool[last]",
+        '[{"name": "a", "arguments": {"x": 42}}, {"name": "b", "arguments": {}}]',
+        [("a", {"x": 42}), ("b", {})],
+    ),
+    xlam(
+        "a JSON list in an answer names no offered tool",
+        'The users: [{"name": "Alice", "arguments": {}}] and ```json\n[1]\n```',
+        [],
+        'The users: [{"name": "Alice", "arguments": {}}] and ```json\n[1]\n```',
+    ),
+]
+
+CASES = [*PHI4_MINI, *XLAM_CASES]

@@ -85,8 +85,11 @@ from . import (  # noqa: E402
     qwen3_coder,
     qwen_xml,
     seed_oss,
-    sniff,
+    xlam,
 )
+
+# isort: split
+from . import sniff  # noqa: E402  (last: it reads the others)
 
 __all__ = [
     "Format",
@@ -126,4 +129,5 @@ __all__ = [
     "releases_held_text",
     "seed_oss",
     "sniff",
+    "xlam",
 ]

@@ -46,8 +46,6 @@ class JsonListParser(StreamParser):
 
     #: Whether an object needs an ``arguments`` (or ``parameters``) key to be a call.
     NEEDS_ARGUMENTS = False
-    #: Whether an opening may be followed by one call object instead of a list.
-    SINGLE_OBJECT = False
     _SHORTCUT_STATES = (OBJECT,)
 
     def __init__(self, context: ParserContext) -> None:
@@ -59,6 +57,7 @@ class JsonListParser(StreamParser):
         self._tagged = True  # any name makes a call (else only an offered tool's)
         self._committed = False  # a call of this list went out
         self._single = False  # one call object, no list
+        self._single_ok = False  # the opening may be followed by one call object
         self._closing: tuple[str, ...] = ()
         self._object = CallObject(needs_arguments=self.NEEDS_ARGUMENTS)
         self._junk = ValueEnd()
@@ -94,16 +93,19 @@ class JsonListParser(StreamParser):
         closing: tuple[str, ...] = (),
         special: str = "",
         bracketed: bool = False,
+        single: bool = False,
     ) -> None:
         """A list of calls may begin with markup ``opening``. ``tagged``: any name is a call;
         ``closing``: what may follow the list as its framing; ``special``: the special token
-        ``opening`` starts with; ``bracketed``: it ends with the list's ``[``."""
+        ``opening`` starts with; ``bracketed``: it ends with the list's ``[``; ``single``: one call
+        object may stand instead of the list."""
         self._opening = opening
         self._special = special
         self._tagged = tagged
         self._closing = closing
         self._committed = False
         self._single = False
+        self._single_ok = single
         self._state = ITEM if bracketed else OPENED
 
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
@@ -130,7 +132,7 @@ class JsonListParser(StreamParser):
                 self._opening += char
                 self._state = ITEM
                 return start + 1
-            if char == "{" and self.SINGLE_OBJECT:
+            if char == "{" and self._single_ok:
                 self._single = True
                 self._start_object()
                 return start
