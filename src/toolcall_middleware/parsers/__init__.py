@@ -73,12 +73,16 @@ from . import (  # noqa: E402
     minimax_m3,
     mistral,
     olmo3,
+    phi4_mini,
     pythonic,
     qwen3_coder,
     qwen_xml,
     seed_oss,
-    sniff,
+    xlam,
 )
+
+# isort: split
+from . import sniff  # noqa: E402  (last: it reads the others)
 
 __all__ = [
     "Format",
@@ -109,6 +113,7 @@ __all__ = [
     "mistral",
     "olmo3",
     "parser_triggers",
+    "phi4_mini",
     "providers",
     "pythonic",
     "qwen3_coder",
@@ -116,4 +121,5 @@ __all__ = [
     "register",
     "seed_oss",
     "sniff",
+    "xlam",
 ]

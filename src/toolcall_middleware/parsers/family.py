@@ -52,7 +52,8 @@ class Family:
     #: What the default looks for in plain text is known (its parser runs on the shared
     #: driver); when it is not, the default reads the whole stream.
     default_known: bool
-    #: Every character any member's markup may start with (see ``ToolCallParser``).
+    #: Every character the markup of a member the stream may be read as starts with (see
+    #: ``ToolCallParser``).
     triggers: str
 
 
@@ -92,14 +93,21 @@ def family_of(provider: str | None) -> Family:
         add(member.sniff_markers, member)
         strays.update(member.stray_tokens)
     kept = [*first, *targets]
+    kept_strays = frozenset(s for s in strays if not clashes(s, kept))
+    # The formats a stream of the family may be read as: a member no marker hands the stream
+    # to (pythonic beside llama3_json) adds no trigger of its own to it.
+    reachable = {provider, *targets.values(), *(writers if judges else ())}
+    reachable.update(m.name for m in members if m.family == EVERY_FAMILY)
+    triggers = {c for m in members if m.name in reachable for c in m.triggers or ""}
+    triggers.update(m[0] for m in (*first, *targets, *kept_strays))
     return Family(
         members=tuple(m.name for m in members),
         default=provider,
         targets=targets,
         judges_tool_call=judges,
-        strays=frozenset(s for s in strays if not clashes(s, kept)),
+        strays=kept_strays,
         reads_tool_tags=any(m.family == EVERY_FAMILY for m in members),
         alone=all(m.name == provider or m.family == EVERY_FAMILY for m in members),
         default_known=known,
-        triggers="".join(sorted({c for m in members for c in m.triggers or ""})),
+        triggers="".join(sorted(triggers)),
     )

@@ -106,9 +106,9 @@ class SniffingParser(ToolCallParser):
     """Reads plain text until a marker names the format (``_Sniffer``); from there on, every
     delta goes straight to that format's parser."""
 
-    # Every character any parser it may hand over to treats as a possible markup start (this
-    # module is imported after every other format's); a family's own are fewer.
-    TRIGGERS = "".join(sorted({c for fmt in formats().values() for c in fmt.triggers or ""}))
+    # Every character any parser it may hand over to treats as a possible markup start: set
+    # below, once every format is registered; a family's own are fewer.
+    TRIGGERS = ""
 
     def __init__(self, context: ParserContext, family: Family | None = None) -> None:
         family = family or family_of(None)
@@ -252,3 +252,4 @@ class _Sniffer(StreamParser):
 
 
 FORMAT = register(Format("sniff", SniffingParser))
+SniffingParser.TRIGGERS = family_of(None).triggers
