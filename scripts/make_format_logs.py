@@ -857,6 +857,47 @@ scenario(
     reasoning_calls=[call("bash", '{"command": "ls"}')],
 )
 
+# --- phi4_mini: Phi-4-mini (a JSON list after "functools") --------------------------------
+scenario(
+    "phi4_mini",
+    "microsoft/Phi-4-mini-instruct",
+    ("get_weather", "get_time"),
+    what="Phi-4-mini JSON call list after the functools marker",
+    content='For the forecast I\'ll call the tool first.\nfunctools[{"name": "get_weather", '
+    '"arguments": {"city": "Tokyo", "days": 3}}, {"name": "get_weather", "arguments": '
+    '"{\\"city\\": \\"Osaka\\"}"}, {"name": "get_time", "parameters": {}}]',
+    content_text="For the forecast I'll call the tool first.\n",
+    content_calls=[
+        call("get_weather", '{"city": "Tokyo", "days": 3}'),
+        call("get_weather", '{"city": "Osaka"}'),
+        call("get_time", "{}"),
+    ],
+    reasoning_model="microsoft/Phi-4-mini-flash-reasoning",
+    thinking="functools.partial is not a call; the weather needs one.\n",
+    reasoning_markup='functools[{"name": "get_weather", "arguments": {"city": "Lima"}}]',
+    reasoning_calls=[call("get_weather", '{"city": "Lima"}')],
+)
+
+# --- xlam: Salesforce xLAM (a bare JSON list of calls) ------------------------------------
+scenario(
+    "xlam",
+    "Salesforce/Llama-xLAM-2-8b-fc-r",
+    ("get_weather", "bash"),
+    what="xLAM JSON call list in a json fence",
+    content='Both at once:\n```json\n[{"name": "get_weather", "arguments": '
+    '{"city": "Dallas", "units": "f"}}, {"name": "bash", "arguments": {"command": '
+    '"ls [a-z]*", "timeout": 5}}]\n```',
+    content_text="Both at once:\n",
+    content_calls=[
+        call("get_weather", '{"city": "Dallas", "units": "f"}'),
+        call("bash", '{"command": "ls [a-z]*", "timeout": 5}'),
+    ],
+    reasoning_model="Salesforce/xLAM-2-32b-fc-r",
+    thinking="A list like [1, 2] is not a call.\n",
+    reasoning_markup='[{"name": "get_weather", "arguments": "{\\"city\\": \\"Austin\\"}"}]',
+    reasoning_calls=[call("get_weather", '{"city": "Austin"}')],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

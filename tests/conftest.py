@@ -20,6 +20,17 @@ if "TOOLCALL_RESPONSES_STORE" not in os.environ:
     os.environ["TOOLCALL_RESPONSES_STORE"] = f"sqlite:{Path(_store_dir) / 'responses.sqlite3'}"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores. About a fifth of the suite's time is spent
+    waiting (servers started in processes of their own, pauses, drains), which an extra worker
+    fills: 144 s -> 125 s on 2 cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may run on
+    except AttributeError:  # not on every platform
+        cores = os.cpu_count() or 1
+    return cores + 1
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -12,6 +12,7 @@ import httpx2
 import openai
 
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
+from toolcall_middleware.completion import chunks_from_sse
 from toolcall_middleware.replay import Recording, logs_dir, run_app
 
 LOGS = logs_dir()
@@ -115,6 +116,7 @@ __all__ = [
     "message_of",
     "recordings",
     "request_json",
+    "restream",
     "sdk_client",
     "sse",
     "through",
@@ -125,3 +127,36 @@ def cut_at(whole: Any, points: Iterable[int]) -> list[Any]:
     """``whole`` (str or bytes) cut at ``points`` (taken modulo its length + 1)."""
     bounds = sorted({0, len(whole), *(p % (len(whole) + 1) for p in points)})
     return [whole[a:b] for a, b in pairwise(bounds)]
+
+
+def segments(recording: Recording) -> list[tuple[tuple[str, ...], str]]:
+    """The recording's model text: runs of deltas with the same text fields, joined."""
+    out: list[tuple[tuple[str, ...], str]] = []
+    for data in chunks_from_sse(recording.body):
+        for choice in data.get("choices") or ():
+            delta = choice["delta"]
+            fields = tuple(
+                f
+                for f in ("reasoning", "reasoning_content", "content")
+                if isinstance(delta.get(f), str) and "role" not in delta
+            )
+            if not fields or not delta[fields[0]]:
+                continue
+            if out and out[-1][0] == fields:
+                out[-1] = (fields, out[-1][1] + delta[fields[0]])
+            else:
+                out.append((fields, delta[fields[0]]))
+    return out
+
+
+def restream(recording: Recording, points: list[int]) -> bytes:
+    """The recording's model text cut at ``points`` (markers split, several per delta), one
+    delta per piece, as a stream ending in ``stop`` and ``[DONE]``."""
+    model = recording.request["model"]
+    chunks: list[Any] = [chunk({"role": "assistant", "content": ""}, model=model)]
+    for fields, text in segments(recording):
+        chunks += [
+            chunk(dict.fromkeys(fields, piece), model=model) for piece in cut_at(text, points)
+        ]
+    chunks += [chunk({}, "stop", model=model), "[DONE]"]
+    return sse(*chunks)

@@ -18,6 +18,7 @@ from toolcall_middleware.calls import (
     openai_call_id,
 )
 from toolcall_middleware.limits import Budget, LimitExceeded
+from toolcall_middleware.parsers import ToolCallParser
 
 
 def test_a_parsed_call_is_a_header_then_its_fragments_with_dense_indexes() -> None:
@@ -97,13 +98,17 @@ def test_call_ids_follow_the_style_the_parser_asks_for_as_each_is_made() -> None
     assert re.fullmatch(r"call_[0-9a-f]{24}", openai_call_id())
     assert re.fullmatch(r"[A-Za-z0-9]{9}", mistral_call_id())
 
-    class Sniffing:
-        ID_STYLE: str | None = None
+    class Sniffing(ToolCallParser):
+        style: str | None = None
+
+        @property
+        def id_style(self) -> str | None:
+            return self.style
 
     parser = Sniffing()
     new_id = call_ids_for(parser)
     assert new_id().startswith("call_")
-    parser.ID_STYLE = "mistral9"  # the markup showed the format only now
+    parser.style = "mistral9"  # the markup showed the format only now
     assert re.fullmatch(r"[A-Za-z0-9]{9}", new_id())
 
 

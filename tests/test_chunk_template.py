@@ -108,3 +108,34 @@ def test_the_text_members_a_template_reads(
     template = learn(chunk({"content": "hi"}))
     assert template is not None
     assert template.text(template.head + members + template.tail) == expected
+
+
+@pytest.mark.parametrize(
+    "members, expected",
+    [
+        (b'"content":"a\\"b\\u00e9"', (("content",), 'a"b\u00e9')),
+        (b'"reasoning":"x","reasoning_content":"x"', (("reasoning", "reasoning_content"), "x")),
+        (b'"content": "x"', None),  # whitespace around the text: it could hold a line break
+        (b'"content":"x" ', None),
+        (b'"content":1', None),
+        (b'"content":null', None),
+        (b'"content":"x', None),
+        (b'"content":', None),
+        (b'"role":"assistant"', None),
+    ],
+)
+def test_read_gives_the_text_of_the_usual_event(
+    members: bytes, expected: tuple[tuple[str, ...], str] | None
+) -> None:
+    template = learn(chunk({"content": "hi"}))
+    assert template is not None
+    assert template.read(template.head + members + template.tail) == expected
+
+
+def test_read_declines_another_head_or_tail() -> None:
+    template = learn(chunk({"content": "hi"}))
+    assert template is not None
+    body = template.head + b'"content":"x"' + template.tail
+    assert template.read(body.replace(b"chatcmpl-t", b"chatcmpl-u")) is None
+    assert template.read(body[:-1]) is None
+    assert template.read(body + body) is None

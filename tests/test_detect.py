@@ -223,6 +223,19 @@ HUB_MODELS = {
         "internlm/internlm3-8b-instruct",
         "internlm/internlm2-chat-20b",
     ],
+    "phi4_mini": [
+        "microsoft/Phi-4-mini-instruct",
+        "microsoft/Phi-4-multimodal-instruct",
+        "phi4-mini:3.8b",
+        "Phi-4-mini-instruct-onnx",
+    ],
+    "xlam": [
+        "Salesforce/Llama-xLAM-2-8b-fc-r",
+        "Salesforce/Llama-xLAM-2-70b-fc-r",
+        "Salesforce/xLAM-2-32b-fc-r",
+        "Salesforce/xLAM-2-3b-fc-r",
+        "Salesforce/xLAM-7b-fc-r",
+    ],
     "openai": [
         "gpt-4o",
         "gpt-4.1-mini",

@@ -32,7 +32,7 @@ TOOLS = (Tool("bash", {"properties": {"command": {}}}),)
 
 
 def chunk(
-    delta: dict[str, Any], finish: str | None = None, index: int = 0, **meta: Any
+    delta: dict[str, Any], finish: str | None = None, index: Any = 0, **meta: Any
 ) -> dict[str, Any]:
     return {
         "id": "chatcmpl-t",
@@ -154,7 +154,8 @@ def events(draw: st.DrawFn) -> bytes:
         "finish": {},
     }[kind]
     meta = draw(st.sampled_from([{}, {}, {}, {"id": "chatcmpl-other"}, {"usage": None}]))
-    index = draw(st.sampled_from([0, 0, 0, 1]))  # n=2: servers send one choice per chunk
+    # n=2: servers send one choice per chunk; an index that is no number is read by no one.
+    index = draw(st.sampled_from([0, 0, 0, 1, [0]]))
     obj = chunk(delta, "stop" if kind == "finish" else None, index, **meta)
     form = draw(st.sampled_from(["compact", "compact", "compact", "spaced", "crlf", "raw"]))
     if form == "raw":  # not JSON, or a comment: forwarded as it is
@@ -181,10 +182,20 @@ _NEW_CHOICE_CASE = [
 ]
 
 
+# A line break before the text: the body is not one "data:" line, however it is framed around
+# the text (the template once read it as the text, and the markup became a call).
+_LINE_BREAK_CASE = [
+    event(orjson.dumps(chunk({"content": "a"}))),
+    event(orjson.dumps(chunk({"content": SB}))).replace(b'"content":"', b'"content":\n"'),
+    event(orjson.dumps(chunk({"content": SB}))).replace(b'"content":"', b'"content":\r"'),
+]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(sorted(CONFIGS)), st.lists(events(), max_size=30), st.data())
 @example("kimi", _BRIEF_CASE, None)  # an empty text once made the stream idle inside markup
 @example("kimi-split", _NEW_CHOICE_CASE, None)
+@example("kimi", _LINE_BREAK_CASE, None)
 def test_the_fast_path_changes_no_byte_of_the_output(
     config: str, bodies: list[bytes], data: st.DataObject | None
 ) -> None:

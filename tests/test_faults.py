@@ -16,14 +16,14 @@ from helpers import body_app, chunk, request_json, sse, through
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.events import CALL_END, CallArgs, CallStart, Event, Text
 from toolcall_middleware.native_calls import NativeToolCalls
-from toolcall_middleware.parsers import Format, descriptor
+from toolcall_middleware.parsers import Format, ToolCallParser, descriptor
 
 pytestmark = pytest.mark.anyio
 
 SB, CB, AB = "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>"
 
 
-class Flaky:
+class Flaky(ToolCallParser):
     """Turns ``CALL`` into a tool call, echoes other text, raises on ``BOOM`` (or, with
     ``at_finish``, at the end)."""
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import body_app, chunk, cut_at, message_of, recordings, sse, through
+from helpers import body_app, chunk, message_of, recordings, restream, sse, through
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import chunks_from_sse, completion_from_sse
 from toolcall_middleware.parsers import formats
@@ -27,37 +26,6 @@ FORMAT_STREAMS = [
     # openai-*: native tool_calls, not model text (tests/test_native_recordings.py)
     if not p.stem.startswith(("kimi_k2-", "openai-")) and Recording.load(p).is_sse
 ]
-
-
-def segments(recording: Recording) -> list[tuple[tuple[str, ...], str]]:
-    """The recording's model text: runs of deltas with the same text fields, joined."""
-    out: list[tuple[tuple[str, ...], str]] = []
-    for data in chunks_from_sse(recording.body):
-        for choice in data.get("choices") or ():
-            delta = choice["delta"]
-            fields = tuple(
-                f
-                for f in ("reasoning", "reasoning_content", "content")
-                if isinstance(delta.get(f), str) and "role" not in delta
-            )
-            if not fields or not delta[fields[0]]:
-                continue
-            if out and out[-1][0] == fields:
-                out[-1] = (fields, out[-1][1] + delta[fields[0]])
-            else:
-                out.append((fields, delta[fields[0]]))
-    return out
-
-
-def restream(recording: Recording, points: list[int]) -> bytes:
-    model = recording.request["model"]
-    chunks: list[Any] = [chunk({"role": "assistant", "content": ""}, model=model)]
-    for fields, text in segments(recording):
-        chunks += [
-            chunk(dict.fromkeys(fields, piece), model=model) for piece in cut_at(text, points)
-        ]
-    chunks += [chunk({}, "stop", model=model), "[DONE]"]
-    return sse(*chunks)
 
 
 def check(recording: Recording, body: bytes) -> None:

@@ -89,7 +89,7 @@ def test_a_usual_stream_is_handed_over() -> None:
     kinds = {"text" if type(m[KEY][1]) is tuple else "piece" for m in handed}
     # The text after the first event (the template) and the call's argument pieces.
     assert kinds == {"text", "piece"} and len(handed) >= 8, [m.get("body") for m in messages]
-    assert all(type(m[KEY][1]) is int for m in handed if b'"arguments":"' in m["body"])
+    assert all(type(m[KEY][1]) is int for m in handed if b'{"arguments":"' in m["body"])
 
 
 @pytest.mark.parametrize("space", [b"\n", b"\r", b" ", b"\t"])

@@ -143,3 +143,30 @@ def test_well_formed_reading_can_refuse_nan_as_json_does() -> None:
         with pytest.raises(ValueError):
             lenient_json.loads_well_formed(data, nan=False)
         assert lenient_json.loads_well_formed(data) is not None
+
+
+def _in_a_string(data: bytes) -> bytes:
+    """``data`` as the value of a compact JSON document's one string (quotes and backslashes
+    escaped, as every encoder escapes them)."""
+    return b'{"a":"' + data.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"}'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(c for c in b if c >= 0x20)))
+def test_bytes_that_are_not_utf8_are_read_and_written_back_as_they_came(data: bytes) -> None:
+    document = _in_a_string(data)
+    value = lenient_json.loads_keeping_bytes(document)
+    assert value == {"a": data.decode("utf-8", "surrogateescape")}
+    assert lenient_json.dumps_keeping_bytes(value) == document
+
+
+def test_keeping_bytes_writes_other_lone_surrogates_as_escapes() -> None:
+    value = lenient_json.loads_keeping_bytes(b'{"a":"\xe9\\ud83d"}')
+    assert lenient_json.dumps_keeping_bytes(value) == b'{"a":"\xe9\\ud83d"}'
+
+
+def test_keeping_bytes_refuses_an_escape_that_would_read_as_a_byte() -> None:
+    with pytest.raises(ValueError, match="lone surrogate escape"):
+        lenient_json.loads_keeping_bytes(b'{"a":"\xe9\\udce9"}')
+    with pytest.raises(ValueError):
+        lenient_json.loads_keeping_bytes(b'{"a":"\xe9')  # not JSON

@@ -354,3 +354,27 @@ async def test_other_delta_keys_survive_a_rewritten_finish() -> None:
     last = [c for c in chunks_from_sse(body) if c["choices"]][-1]["choices"][0]
     assert last["finish_reason"] == "tool_calls"
     assert last["delta"] == {"role": "assistant"}
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["nothing-held", "text-held"])
+async def test_an_upstream_error_event_is_the_last_body_message(held: bool) -> None:
+    """The error event ends the response with ``more_body`` false, whether or not it could go
+    as it came; what the app sends after it is dropped."""
+    error = b'data: {"error": {"message": "upstream went away", "type": "server_error"}}\n\n'
+    before = sse(chunk({"content": "hello <" if held else "hello"}))
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": request_json(), "more_body": False}
+
+    app = body_app([before, error, sse(chunk({"content": "after"}))])
+    scope: Scope = {"type": "http", "method": "POST", "path": "/v1/chat/completions"}
+    await ToolCallMiddleware(app, "kimi_k2", metrics=False)(scope, receive, send)
+    bodies = [m for m in sent if m["type"] == "http.response.body"]
+    assert [m.get("more_body", False) for m in bodies] == [True] * (len(bodies) - 1) + [False]
+    whole = b"".join(m["body"] for m in bodies)
+    assert whole.endswith(error) and b"after" not in whole
+    assert message_of(completion_from_sse(whole))["content"] == ("hello " if held else "hello")

@@ -12,6 +12,7 @@ from peer_cases import PeerCase, check, through_middleware
 from peers_catalogue import CASES as CATALOGUE_CASES
 from peers_dsml import CASES as DSML_CASES
 from peers_glm_step import CASES as GLM_STEP_CASES
+from peers_json_lists import CASES as JSON_LIST_CASES
 from peers_minimax_m3 import CASES as M3_CASES
 from peers_seed_oss import CASES as SEED_CASES
 from toolcall_middleware.detect import resolve_provider
@@ -22,6 +23,7 @@ CASES: list[PeerCase] = [
     *SEED_CASES,
     *GLM_STEP_CASES,
     *CATALOGUE_CASES,
+    *JSON_LIST_CASES,
 ]
 FIELDS = ("content", "reasoning")
 

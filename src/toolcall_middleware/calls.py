@@ -27,7 +27,7 @@ import orjson
 from . import lenient_json, repair_log
 from .limits import Budget
 from .metrics import NULL_REPORT, Report
-from .parsers.base import Tool
+from .parsers.base import Tool, ToolCallParser
 from .parsers.names import is_function_name, sole_tool, tool_for_arguments
 
 logger = logging.getLogger("toolcall_middleware")
@@ -60,12 +60,12 @@ def mistral_call_id() -> str:
     return "".join(secrets.choice(_ALNUM) for _ in range(9))
 
 
-def call_ids_for(parser: object) -> IdFactory:
-    """Ids in the style a parser asks for (its ``ID_STYLE``), looked up as each id is made:
+def call_ids_for(parser: ToolCallParser) -> IdFactory:
+    """Ids in the style a parser asks for (its ``id_style``), looked up as each id is made:
     a sniffing parser only knows its format once the markup has shown it."""
 
     def new_id() -> str:
-        if getattr(parser, "ID_STYLE", None) == "mistral9":
+        if parser.id_style == "mistral9":
             return mistral_call_id()
         return openai_call_id()
 

@@ -6,8 +6,8 @@ entries (``deltas.py``). Native ``delta.tool_calls`` go through ``NativeToolCall
 sources meet in one ``ToolCallAssembler``, so they share one numbering of calls.
 
 Besides its output, a rewrite leaves the choice in a state the SSE layer reads (``state``, a
-``rewrite_result.Rewrite``): how far its output text lags its input text (``lag``), whether it
-sits in plain text with nothing pending (``idle``), whether the last rewrite only moved text
+``stream_state.StreamState``): how far its output text lags its input text (``lag``), whether
+it sits in plain text with nothing pending (``idle``), whether the last rewrite only moved text
 around (``text_only``), and whether a cap was passed (``exceeded``).
 """
 
@@ -25,7 +25,7 @@ from .metrics import NULL_REPORT, Report, report_fallbacks
 from .native_calls import AS_TEXT, NativeToolCalls
 from .parsers import Tool, ToolCallParser
 from .parsers.unknown_tools import native_unknown
-from .rewrite_result import Rewrite
+from .stream_state import StreamState
 from .text_fields import CONTENT, DEFAULT_REASONING, REASONING_FIELDS, only_text, text_channels
 from .think import ThinkConfig, ThinkSplit
 
@@ -80,25 +80,17 @@ class ChoiceRewriter:
             None if think is None else DEFAULT_REASONING
         )
         self._fields_known = False
-        #: Where the choice stands after its last rewrite (the ``Rewrite`` fields):
-        #: - ``lag``: characters of model text the parser holds back (a possible marker
-        #:   prefix), counted while nothing but text comes out; -1 (unknown) once markup was
-        #:   parsed, until the parser echoes its text again; 0: the output text is the input;
-        #: - ``text_only``: the last rewrite changed nothing but where text was cut;
-        #: - ``idle``: plain text without a trigger character would pass unchanged and change
-        #:   nothing: the parser gave back exactly the last text it was fed (see
-        #:   ``ToolCallParser.TRIGGERS``) and nothing else is pending (``_nothing_pending``);
-        #: - ``exceeded``: held-back data passed a cap in the last rewrite (its output is still
-        #:   good to send).
-        #: A stream of one choice hands this object out as its ``Rewrite`` (no copy per event).
-        self.state = Rewrite(None, text_only=True, lag=0, idle=self._think is None)
+        #: Where the choice stands after its last rewrite (``StreamState``): ``idle`` here
+        #: means the parser gave back exactly the last text it was fed (see
+        #: ``ToolCallParser.TRIGGERS``) and nothing else is pending (``_nothing_pending``).
+        self.state = StreamState(idle=self._think is None)
         #: Tool-call markup or native entries were seen (sticky): a finish_reason
         #: "tool_calls" with every call dropped becomes "stop".
         self.has_calls = False
         self._last_fields: tuple[str, ...] = CONTENT
         #: The parser's ``upstream_reasoning`` (see ``ToolCallParser``), until the first text
         #: shows whether the upstream splits reasoning into its own fields.
-        self._first_text: Callable[[], None] | None = getattr(parser, "upstream_reasoning", None)
+        self._first_text: Callable[[], None] | None = parser.upstream_reasoning
 
     def text(self, fields: tuple[str, ...], text: str) -> Delta | Piece | list[Delta] | None:
         """The hot path: a delta that is one text (one field, or both reasoning fields alike)
@@ -220,21 +212,6 @@ class ChoiceRewriter:
                 texts = [(f, t, self._route(f, t, e)) for f, t, e in texts]
         deltas, finish = self._deltas(delta, texts, finish)
         return None if deltas is None else spread_choices(choice, deltas, finish)
-
-    def release(self) -> list[Delta]:
-        """The stream paused: deltas for text the parser gives back (see ``ToolCallParser``'s
-        ``release``); none when it has nothing to give back."""
-        release = getattr(self.parser, "release", None)
-        events = release() if release is not None and not self.finished else None
-        if not events:
-            self.state.text_only = True
-            return []
-        self.state.text_only = self._count_text("", events)
-        self.state.lag = 0  # it holds nothing now
-        self.state.idle = self._nothing_pending()
-        builder = DeltaBuilder(self.calls)
-        builder.add(events, self._last_fields)
-        return builder.deltas
 
     def finish(self) -> list[Delta]:
         """End of stream without a finish_reason for this choice: flush what is held."""
@@ -358,15 +335,14 @@ class ChoiceRewriter:
         """The end of the choice: native calls and (buffered) held calls leave; True if any."""
         entries = [*self.native.finish(), *self.calls.close()]
         native_entries(builder, entries)
-        report_fallbacks(self._report, self.parser, self._think)
+        strays = self.parser.strays + (0 if self._think is None else self._think.strays)
+        report_fallbacks(self._report, self.parser.text_fallbacks, strays)
         return bool(entries)
 
     def _echoed(self) -> bool:
         """The parser gave back exactly the text it was fed: track idle and lag, and say
         whether the rewrite stayed only text."""
-        if self.state.lag and (
-            getattr(self.parser, "held", 0) or (self._think and self._think.held)
-        ):
+        if self.state.lag and (self.parser.held or (self._think and self._think.held)):
             # Not idle: it gave back what it held before and holds as much of the new text.
             self.state.idle = False
             return self.state.lag > 0
@@ -392,10 +368,10 @@ class ChoiceRewriter:
     def _check_held(self) -> LimitExceeded | None:
         """Bound memory: unresolved markup, and arguments held for a call until it can go."""
         self._unchecked = 0
-        held = getattr(self.parser, "held", 0) + self.native.held
+        held = self.parser.held + self.native.held
         if held > self._max_held:
             return LimitExceeded("held-back tool-call markup", self._max_held)
-        deferred = getattr(self.parser, "held_arguments", 0) + self.native.queued
+        deferred = self.parser.held_arguments + self.native.queued
         if deferred and deferred + self._budget.used > self._budget.limit:
             return LimitExceeded("buffered tool calls", self._budget.limit)
         return None

@@ -1,29 +1,35 @@
-"""Rewriting one response's ``chat.completion.chunk`` dicts: chunks in, a ``Rewrite`` out.
+"""Rewriting one response's ``chat.completion.chunk`` dicts: chunks in, the chunks to send out.
 
 Each choice has its own ``ChoiceRewriter`` (``choice_rewriter.py``); this module spreads their
-output over chunks with the upstream's metadata, and says in each ``Rewrite`` what the SSE
-layer needs to send it: the chunks (or that the chunk goes unchanged), whether they differ
-from the input only in where text was cut, and where the stream stands after it.
+output over chunks with the upstream's metadata. What each rewrite gives back is its output:
+the chunks to send in the chunk's place, or ``None``, the chunk as it came. Where the stream
+stands after it (``state``) is the SSE layer's to read: how far its text lags, whether it is
+idle, whether the output only moved text, whether a cap was passed (``stream_state.py``).
+
+A chunk whose choices the rewrite cannot read (a choice that is not an object, an ``index``
+that is not a number) goes as it came and is counted (the ``passed-unread`` fallback); the
+chunks after it are rewritten as if it had not come.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .calls import IdFactory
 from .choice_rewriter import ChoiceRewriter, ChoiceSettings
-from .deltas import Choice, Delta, spread_choices
+from .deltas import Choice, Chunk, Delta, Piece, spread_choices
 from .limits import MAX_BUFFERED, MAX_HELD, Budget, LimitExceeded
 from .metrics import NULL_REPORT, Report
 from .parsers import Tool, ToolCallParser
-from .rewrite_result import Chunk, Rewrite
+from .stream_state import StreamState
 from .think import ThinkConfig
 
-if TYPE_CHECKING:
-    from .chunk_template import ChunkTemplate
-
 ParserFactory = Callable[[], ToolCallParser]
+#: What ``ChunkRewriter.text`` makes of a chunk: the one delta that replaces its delta (a
+#: ``Piece`` of arguments is left unbuilt), the chunks to send in its place (none: nothing), or
+#: ``None``: the chunk as it came.
+TextOutput = Delta | Piece | list[Chunk] | None
 
 
 class ChunkRewriter:
@@ -45,38 +51,46 @@ class ChunkRewriter:
         ``tools``: the request's (a call that names no function must fit one of them).
         ``think``: the reasoning split of the content (``None``: content kept as it is)."""
         self._new_parser = new_parser
-        self._think = think
+        self._report = report
         self._budget = Budget(max_buffered_bytes)  # shared by the choices: a per-stream cap
         self._settings = ChoiceSettings(
             new_id, mode == "buffered", self._budget, max_held_bytes, report, tools, think
         )
         self._choices: dict[int, ChoiceRewriter] = {}
         self._last: Chunk = {}  # the latest chunk: its metadata goes on chunks we make
-        self._rewrite = Rewrite(None, True, 0, think is None)  # (several choices, or none)
-        # The stream's choice while it has only one (nearly every stream), and its index.
+        # Where a stream of several choices, or none yet, stands (idle without a choice unless
+        # a reasoning split must see the content first).
+        self._idle_unseen = think is None
+        self._several = StreamState(idle=self._idle_unseen)
+        #: Where the stream stands after its last rewrite: its one choice's state, while it
+        #: has one (nearly every stream), else that of all its choices.
+        self.state = self._several
+        # The stream's choice while it has only one.
         self._one: ChoiceRewriter | None = None
-        self._one_index = 0
-
-    @property
-    def one_index(self) -> int | None:
-        """The index of the stream's choice while it has exactly one, else ``None``."""
-        return self._one_index if self._one is not None else None
+        #: The index of the stream's choice while it has exactly one, else ``None``.
+        self.one_index: int | None = None
+        # What the chunks ``text`` reads are besides their delta (``text_chunks``).
+        self._text_meta: Chunk = {}
+        self._text_choice: Choice = {}
 
     @property
     def tool_call_count(self) -> int:
         return sum(c.calls.count for c in self._choices.values())
 
-    def chunk(self, chunk: Chunk) -> Rewrite:
-        """What to send for ``chunk``. May reuse ``chunk`` itself as the (only) output."""
+    def chunk(self, chunk: Chunk) -> list[Chunk] | None:
+        """What to send for ``chunk`` (``None``: it, as it came). May reuse ``chunk`` itself as
+        the (only) output."""
         choices = chunk.get("choices")
         if type(choices) is not list or not choices:
-            return self._result(None)
-        self._last = chunk
+            self._unchanged()
+            return None
         if len(choices) == 1:  # n=1: nearly every stream
             choice = choices[0]
-            if type(choice) is not dict:
-                return self._result(None)
-            index = choice.get("index", 0)
+            index = _index(choice)
+            if index is None:
+                self._unread()
+                return None
+            self._last = chunk
             rewriter = self._choices.get(index) or self._choice(index)
             out = rewriter.rewrite(choice)
             if out is None:
@@ -86,112 +100,96 @@ class ChunkRewriter:
                 chunks = [chunk]
             else:
                 chunks = self._spread(chunk, out) if out or "usage" in chunk else []
-            return self._result(chunks, rewriter)
-        if any(type(choice) is not dict for choice in choices):
-            return self._result(None)
+            if rewriter is not self._one:
+                self._stands(rewriter.state.text_only, rewriter.state.exceeded)
+            return chunks
+        read: list[tuple[Choice, int]] = []
+        for choice in choices:
+            index = _index(choice)
+            if index is None:
+                self._unread()
+                return None
+            read.append((choice, index))
+        self._last = chunk
         outputs: list[Choice] = []
         changed = False
         text_only = True
         exceeded = None
-        for choice in choices:
-            rewriter = self._choice(choice.get("index", 0))
+        for choice, index in read:
+            rewriter = self._choice(index)
             out = rewriter.rewrite(choice)
             text_only = text_only and rewriter.state.text_only
             exceeded = exceeded or rewriter.state.exceeded
             changed = changed or out is not None
             outputs.extend([choice] if out is None else out)
-        return self._refill(
-            self._spread(chunk, outputs) if changed else None, text_only, *self._state(), exceeded
-        )
+        self._stands(text_only, exceeded)
+        return self._spread(chunk, outputs) if changed else None
 
-    def text(self, template: ChunkTemplate, fields: tuple[str, ...], text: str) -> Rewrite | None:
-        """``chunk`` for a chunk that ``template`` reads without decoding it: one choice whose
-        delta is this one text, no finish. ``None`` (nothing was done) unless the stream has
-        that one choice: the chunk must then be decoded and go to ``chunk``.
-        """
+    def text_chunks(self, meta: Chunk, choice: Choice) -> None:
+        """The chunks ``text`` is given from now on: these keys besides ``choices``, and one
+        choice of these keys besides ``delta`` (see ``fast_path.py``)."""
+        self._text_meta, self._text_choice = meta, choice
+
+    def text(self, index: int, fields: tuple[str, ...], text: str) -> TextOutput:
+        """``chunk`` for a chunk as ``text_chunks`` says, without decoding it: its choice
+        ``index``, the stream's one choice (``one_index``), has a delta of this one text, in
+        the fields ``fields`` (as ``text_fields.only_text`` names them)."""
         rewriter = self._one
-        if rewriter is None or template.index != self._one_index:
-            return None
-        self._last = template.meta
+        if rewriter is None or index != self.one_index:
+            raise ValueError(f"choice {index} is not the stream's one choice")
+        self._last = self._text_meta
         deltas = rewriter.text(fields, text)
-        rewrite = rewriter.state  # (where the one choice stands: the stream's state)
         if not isinstance(deltas, list):  # one piece of arguments, one delta, or unchanged
-            rewrite.chunks, rewrite.delta = None, deltas
-        elif not deltas:  # nothing to send (a template's chunk has no usage for it to keep)
-            rewrite.chunks, rewrite.delta = deltas, None
-        elif len(deltas) == 1:
-            rewrite.chunks, rewrite.delta = None, deltas[0]
-        else:
-            rewrite.chunks = self._spread(
-                template.meta, spread_choices(template.choice, deltas, None)
-            )
-            rewrite.delta = None
-        return rewrite
+            return deltas
+        if len(deltas) == 1:
+            return deltas[0]
+        if not deltas:  # nothing to send (such a chunk has no usage for it to keep)
+            return deltas
+        return self._spread(self._text_meta, spread_choices(self._text_choice, deltas, None))
 
-    def release(self) -> Rewrite:
-        """The stream paused: chunks for text the parsers give back (see
-        ``ChoiceRewriter.release``); ``text_only`` says whether the stream's output may still
-        be its input (all it held was text, now given back)."""
-        return self._end(ChoiceRewriter.release)
-
-    def finish(self) -> Rewrite:
+    def finish(self) -> list[Chunk]:
         """End of the stream: chunks for whatever the parsers still hold."""
-        return self._end(ChoiceRewriter.finish)
-
-    def _end(self, flush: Callable[[ChoiceRewriter], list[Delta]]) -> Rewrite:
         meta = self._metadata()
         chunks: list[Chunk] = []
         text_only = True
         for index, rewriter in sorted(self._choices.items()):  # in index order, however made
             chunks.extend(
                 {**meta, "choices": [{"index": index, "delta": delta, "finish_reason": None}]}
-                for delta in flush(rewriter)
+                for delta in rewriter.finish()
             )
             text_only = text_only and rewriter.state.text_only
-        return self._refill(chunks, text_only, *self._state())
+        if self._one is None:
+            self._stands(text_only, None)
+        return chunks
 
-    def _result(
-        self, chunks: list[Chunk] | None, rewriter: ChoiceRewriter | None = None
-    ) -> Rewrite:
-        """The ``Rewrite`` of a chunk that concerned ``rewriter``'s choice (none: no choice)."""
-        if rewriter is None:
-            return self._refill(chunks, True, *self._state())
-        state = rewriter.state
-        if rewriter is not self._one:
-            return self._refill(chunks, state.text_only, *self._state(), state.exceeded)
-        state.chunks, state.delta = chunks, None  # (the one choice's state: the stream's)
-        return state
+    def _unchanged(self) -> None:
+        """A chunk no choice has anything in: it goes as it came, the stream where it was."""
+        self.state.text_only = True
+        self.state.exceeded = None
 
-    def _refill(
-        self,
-        chunks: list[Chunk] | None,
-        text_only: bool,
-        lag: int,
-        idle: bool,
-        exceeded: LimitExceeded | None = None,
-    ) -> Rewrite:
-        rewrite = self._rewrite
-        rewrite.chunks, rewrite.delta = chunks, None
-        rewrite.text_only, rewrite.lag = text_only, lag
-        rewrite.idle, rewrite.exceeded = idle, exceeded
-        return rewrite
+    def _unread(self) -> None:
+        """A chunk whose choices cannot be read: as it came, counted."""
+        self._report.fallback("passed-unread")
+        self._unchanged()
 
-    def _state(self) -> tuple[int, bool]:
-        """``(lag, idle)`` of the stream: of all its choices (see ``Rewrite``; the lag only
-        says whether any lags)."""
+    def _stands(self, text_only: bool, exceeded: LimitExceeded | None) -> None:
+        """Where a stream of several choices (or none) stands after a rewrite of its choices
+        (its lag only says whether any choice lags)."""
+        state = self._several
+        state.text_only, state.exceeded = text_only, exceeded
         choices = self._choices.values()
-        if not choices:
-            return 0, self._think is None  # (a reasoning split must see the content first)
-        return any(c.state.lag for c in choices), all(c.state.idle for c in choices)
+        state.lag = any(c.state.lag for c in choices)
+        state.idle = all(c.state.idle for c in choices) if choices else self._idle_unseen
 
-    def _choice(self, index: Any) -> ChoiceRewriter:
-        if type(index) is not int:
-            index = 0
+    def _choice(self, index: int) -> ChoiceRewriter:
         rewriter = self._choices.get(index)
         if rewriter is None:
             rewriter = self._choices[index] = ChoiceRewriter(self._new_parser(), self._settings)
-            self._one = rewriter if len(self._choices) == 1 else None
-            self._one_index = index
+            if len(self._choices) == 1:
+                self._one, self.one_index, self.state = rewriter, index, rewriter.state
+            else:
+                self._one = self.one_index = None
+                self.state = self._several
         return rewriter
 
     def _spread(self, chunk: Chunk, outputs: list[Choice]) -> list[Chunk]:
@@ -206,3 +204,14 @@ class ChunkRewriter:
 
     def _metadata(self) -> Chunk:
         return {k: v for k, v in self._last.items() if k not in ("choices", "usage")}
+
+
+def _index(choice: Any) -> int | None:
+    """The index of a choice the rewrite can read (a missing or null index is 0's); ``None``
+    when it cannot (not an object, or an index that is not a number)."""
+    if type(choice) is not dict:
+        return None
+    index = choice.get("index", 0)
+    if type(index) is int:
+        return index
+    return 0 if index is None else None

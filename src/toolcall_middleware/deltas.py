@@ -16,6 +16,7 @@ from .events import CallArgs, CallEnd, CallStart, Event, Reasoning, Text
 
 Delta = dict[str, Any]
 Choice = dict[str, Any]
+Chunk = dict[str, Any]
 #: One piece of the arguments of the call at an output index, ``(index, text)``: the delta
 #: ``piece_delta`` builds. The hot path keeps it apart, so that the SSE fast path writes it
 #: from ``PIECE_HEAD``, the index, ``PIECE_MIDDLE``, the JSON text and ``PIECE_TAIL`` instead

@@ -1,21 +1,22 @@
 """The SSE fast path: events rewritten without decoding them.
 
-The rule: for a body of events, ``FastPath.rewrite`` gives exactly what the general path
-(decode the chunks, ``ChunkRewriter.chunk``, encode) would give for it, the same ``Rewrite`` and
-the same bytes, leaving the stream as the general path would; or it declines (``None``) having
+The rule: for a body of events, ``FastPath.rewrite`` gives exactly the bytes the general path
+(decode the chunks, ``ChunkRewriter.chunk``, encode) would give for it, leaving the stream
+(``ChunkRewriter.state`` included) as the general path would; or it declines (``None``) having
 changed nothing (``unchanging`` is the first shortcut alone, for events the decoder split).
 ``tests/test_fast_path.py`` checks exactly that, on streams cut anywhere.
 
 Two shortcuts, each resting on one invariant:
 
-- **Unchanging events.** While the stream is idle (``Rewrite.idle``: every parser in plain text,
+- **Unchanging events.** While the stream is idle (``StreamState.idle``: every parser in plain text,
   nothing held or pending), an event with no trigger character of the parser (raw or escaped),
   no ``"tool_calls"``, no finish and no ``[DONE]`` comes out unchanged and changes nothing.
   Invariant: a parser gives back text without its triggers as it came
   (``ToolCallParser.TRIGGERS``).
 - **Chunk templates** (``chunk_template.py``). An event that is the stream's template around one
-  text is the template's chunk with that text: the text is read by slicing and goes to
-  ``ChunkRewriter.text``; a one-delta output is written into the template.
+  text is the template's chunk with that text: the text is read by slicing
+  (``ChunkTemplate.read``) and goes to ``ChunkRewriter.text``; a one-delta output is written
+  into the template.
   Invariant: an event that is the template's head, one member list and its tail decodes to the
   template's chunk with those members, and orjson writes that chunk with other members as
   head + members + tail.
@@ -28,16 +29,15 @@ import orjson
 from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
 from .chunk_template import ChunkTemplate, one_text_choice
-from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, piece_delta
+from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, Chunk, piece_delta
 from .handoff import Reading
-from .rewrite_result import UNCHANGED_IDLE, Chunk, Rewrite
 from .sse import DONE, encode_chunks
 
 #: Chunks a stream may try to learn a template from (each try re-encodes one chunk).
 TEMPLATE_TRIES = 16
 
 # Module names for the calls on the per-event path: a global is cheaper than a module's attribute.
-_loads, _dumps, _join = orjson.loads, orjson.dumps, b"".join
+_dumps, _join = orjson.dumps, b"".join
 
 
 def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
@@ -49,11 +49,6 @@ def trigger_patterns(triggers: str) -> tuple[bytes, ...]:
         code = f"{ord(char):04x}"[:3]
         patterns += [char.encode(), f"\\u{code}".encode(), f"\\u{code.upper()}".encode()]
     return tuple(dict.fromkeys(patterns))
-
-
-#: ``FastPath.rewrite``'s answer for events an idle stream passes as they came (the bytes are
-#: the event's own: none are given, nothing is made per event).
-PASSED_IDLE: tuple[bytes, Rewrite] = (b"", UNCHANGED_IDLE)
 
 
 class FastPath(Reading):
@@ -99,9 +94,8 @@ class FastPath(Reading):
         self._piece_head = self._piece_tail = b""
         #: Keep what the template read (``handoff.py``) in ``handed``: every ``rewrite``
         #: that does not decline sets it, to the reading of the one event it gives back, or to
-        #: ``None``: not read through the template, not one event, or JSON whitespace around
-        #: the text (``value`` not between quotes), which could hold a line break (the body
-        #: would not be one SSE event). Without ``hand`` it stays ``None``.
+        #: ``None``: not read through the template, or not one event. Without ``hand`` it stays
+        #: ``None``.
         self.hand = hand
         self.handed = None
 
@@ -116,83 +110,69 @@ class FastPath(Reading):
         text_choice = one_text_choice(chunk)
         if text_choice is not None:
             self._tries -= 1
-            self.template = template = ChunkTemplate.learn(data, chunk, *text_choice) or template
-            if template is not None:  # its bytes around a piece of a call's arguments
-                self._piece_call, self._piece_tail = -1, PIECE_TAIL + template.delta_tail
+            learnt = ChunkTemplate.learn(data, chunk, *text_choice)
+            if learnt is not None:  # its bytes around a piece of a call's arguments
+                self.template = learnt
+                self._piece_call, self._piece_tail = -1, PIECE_TAIL + learnt.delta_tail
+                self._rewriter.text_chunks(learnt.meta, learnt.choice)
 
-    def rewrite(self, raw: bytes, idle: bool) -> tuple[bytes, Rewrite] | None:
-        """What the general path would make of the body ``raw``, which starts an event in a
-        stream of ``\\n`` line endings: the bytes it is written as, and the rewrite; ``None``:
-        declined, nothing done; ``PASSED_IDLE``: ``raw`` goes as it came and the stream stays
-        idle (``UNCHANGED_IDLE``). ``idle``: the stream is idle and holds no event back."""
+    def rewrite(self, raw: bytes, idle: bool) -> bytes | None:
+        """What the general path would send for the body ``raw``, which starts an event in a
+        stream of ``\\n`` line endings (``raw`` itself: it goes as it came); ``None``: declined,
+        nothing done. ``idle``: the stream is idle and holds no event back."""
         template = self.template
-        if template is not None and raw.endswith(template.tail) and raw.startswith(template.head):
-            found = template.text(raw)
-            if found is not None:
-                fields, value = found
+        if template is not None and (read := template.read(raw)) is not None:
+            fields, text = read
+            if idle:  # without a trigger the parsers give it back as it came
+                trigger = self._trigger
+                if (
+                    trigger not in text
+                    if trigger is not None
+                    else self._triggers is not None
+                    and not any(char in text for char in self._triggers)
+                ):
+                    if self.hand:  # see handoff
+                        self.handed = (template.index, fields, text)
+                    return raw
+            rewriter = self._rewriter
+            if rewriter.one_index == template.index:  # (else: decoded, as the general path)
+                out = rewriter.text(template.index, fields, text)
+                if type(out) is tuple:  # a piece of arguments, written unbuilt
+                    call, fragment = out
+                    try:
+                        written = _dumps(fragment)
+                    except TypeError:  # what only the standard library writes
+                        self.handed = None
+                        members = lenient_json.dumps(piece_delta(out))
+                        return template.delta_head + members + template.delta_tail
+                    if self.hand:
+                        self.handed = (template.index, call, fragment)
+                    if call != self._piece_call:  # kept for the call streaming now
+                        self._piece_call = call
+                        self._piece_head = _join(
+                            (template.delta_head, PIECE_HEAD, b"%d" % call, PIECE_MIDDLE)
+                        )
+                    return self._piece_head + written + self._piece_tail
+                if out is None:  # unchanged
+                    if self.hand:
+                        self.handed = (template.index, fields, text)
+                    return raw
+                if type(out) is list:  # not one delta: the chunks, as the general path writes
+                    self.handed = None
+                    return encode_chunks(out) if out else b""
+                # The template's chunk with this delta: head + members + tail.
                 try:
-                    text = _loads(value)
-                except orjson.JSONDecodeError:
-                    text = None
-                if type(text) is str:
-                    if idle:  # without a trigger the parsers give it back as it came
-                        trigger = self._trigger
-                        if (
-                            trigger not in text
-                            if trigger is not None
-                            else self._triggers is not None
-                            and not any(char in text for char in self._triggers)
-                        ):
-                            if self.hand:  # see handoff
-                                self.handed = (
-                                    (template.index, fields, text)
-                                    if value[0] == 34 == value[-1]
-                                    else None
-                                )
-                            return PASSED_IDLE
-                    rewrite = self._rewriter.text(template, fields, text)
-                    if rewrite is not None:
-                        delta = rewrite.delta
-                        if delta is None:  # unchanged, or not one delta: as the general path
-                            chunks = rewrite.chunks
-                            if self.hand:
-                                self.handed = (
-                                    (template.index, fields, text)
-                                    if chunks is None and value[0] == 34 == value[-1]
-                                    else None
-                                )
-                            if chunks is None:
-                                return raw, rewrite
-                            return (encode_chunks(chunks) if chunks else b""), rewrite
-                        # The template's chunk with this delta: head + members + tail.
-                        if type(delta) is tuple:  # a piece of arguments, written unbuilt
-                            call, fragment = delta
-                            try:
-                                written = _dumps(fragment)
-                            except TypeError:  # what only the standard library writes
-                                self.handed = None
-                                members = lenient_json.dumps(piece_delta(delta))
-                                return template.delta_head + members + template.delta_tail, rewrite
-                            if self.hand:
-                                self.handed = (template.index, call, fragment)
-                            if call != self._piece_call:  # kept for the call streaming now
-                                self._piece_call = call
-                                self._piece_head = _join(
-                                    (template.delta_head, PIECE_HEAD, b"%d" % call, PIECE_MIDDLE)
-                                )
-                            return self._piece_head + written + self._piece_tail, rewrite
-                        try:
-                            members = _dumps(delta)
-                        except TypeError:
-                            self.handed = None
-                            members = lenient_json.dumps(delta)
-                        else:
-                            if self.hand:
-                                self.handed = (template.index, None, delta)
-                        return template.delta_head + members + template.delta_tail, rewrite
+                    members = _dumps(out)
+                except TypeError:
+                    self.handed = None
+                    members = lenient_json.dumps(out)
+                else:
+                    if self.hand:
+                        self.handed = (template.index, None, out)
+                return template.delta_head + members + template.delta_tail
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
             self.handed = None
-            return PASSED_IDLE
+            return raw
         return None
 
     def unchanging(self, raw: bytes) -> bool:

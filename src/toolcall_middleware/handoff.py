@@ -2,7 +2,7 @@
 
 An API front (``fronts/``) that wraps ``ToolCallMiddleware`` in the same process reads every
 event the chat path sends it, and the chat path has usually just read that very event: through
-its chunk template (``template.py``) it knows the event's text without decoding the rest. A
+its chunk template (``chunk_template.py``) it knows the event's text without decoding the rest. A
 front offers the extension ``EXTENSION`` in the scope it calls the chat path with; the chat
 path may then add ``KEY`` to a streamed body message that is not the last (``more_body``
 true), with one of:

@@ -14,17 +14,28 @@ orjson cannot write at all, writes them as it reads them.
 ``loads_well_formed`` reads the same text for a consumer that writes a new document for clients
 whose parsers refuse lone surrogates (the API fronts): each becomes U+FFFD, as JavaScript's
 ``String.prototype.toWellFormed`` does (docs/clients.md, "Text no encoder writes").
+
+``loads_keeping_bytes`` reads bytes that are not all UTF-8 for a consumer that must send the
+same bytes on (the chat path): ``dumps_keeping_bytes`` writes each back as it came.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads", "loads_undecoded", "loads_well_formed"]
+__all__ = [
+    "dumps",
+    "dumps_keeping_bytes",
+    "loads",
+    "loads_keeping_bytes",
+    "loads_undecoded",
+    "loads_well_formed",
+]
 
 #: In JSON text: an escaped backslash or a pair of surrogate escapes (kept), a lone surrogate
 #: escape or (in a ``str``) a raw surrogate (group 1 or 2: replaced by the escape of U+FFFD).
@@ -72,6 +83,45 @@ def loads_undecoded(data: bytes) -> Any:
     when it is not JSON."""
     text = data.decode("utf-8", "surrogateescape")
     return _loads_standard(_LONE_SURROGATE.sub(_escape_replacement, text))
+
+
+def loads_keeping_bytes(data: bytes) -> Any:
+    """``loads`` for bytes that are not all UTF-8, losing none of them: each byte that is not
+    part of a UTF-8 character is read as a lone surrogate U+DC80..U+DCFF (Python's
+    ``surrogateescape``), which ``dumps_keeping_bytes`` writes back as that byte. Raises
+    ``ValueError`` when it is not JSON, or when it also holds the escape of such a surrogate
+    (``"\\udce9"``), which would read the same as a byte."""
+    text = data.decode("utf-8", "surrogateescape")
+    for match in _LONE_SURROGATE.finditer(text):
+        escape = match[1]
+        if escape is not None and 0xDC80 <= int(escape[1:], 16) <= 0xDCFF:
+            raise ValueError("a lone surrogate escape beside bytes that are not UTF-8")
+    return _loads_standard(text)
+
+
+def dumps_keeping_bytes(value: Any) -> bytes:
+    """``dumps``, with each U+DC80..U+DCFF written as the byte ``loads_keeping_bytes`` read it
+    from (any other lone surrogate as its escape, as ``dumps`` writes it)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", _KEEP_BYTES)
+
+
+def _bytes_back(error: UnicodeError) -> tuple[bytes, int]:
+    """The encoding error handler of ``dumps_keeping_bytes``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    out = bytearray()
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        out += bytes((code - 0xDC00,)) if 0xDC80 <= code <= 0xDCFF else b"\\u%04x" % code
+    return bytes(out), error.end
+
+
+_KEEP_BYTES = "toolcall_middleware.keep_bytes"
+codecs.register_error(_KEEP_BYTES, _bytes_back)
 
 
 def _escape_replacement(match: re.Match[str]) -> str:

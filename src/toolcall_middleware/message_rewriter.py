@@ -110,7 +110,8 @@ def rewrite_message(
     if moved and reasoning_fields is not None:
         for field in reasoning_fields:
             message[field] = (message.get(field) or "") + moved
-    report_fallbacks(report, parser, split)
+    strays = parser.strays + (0 if split is None else split.strays)
+    report_fallbacks(report, parser.text_fallbacks, strays)
     native = NativeToolCalls(assembler, report, native_unknown(parser))
     native_calls = message.get("tool_calls")
     if isinstance(native_calls, list) and native_calls:

@@ -12,6 +12,7 @@ Counters (all ``_total``):
   ``not_object``, ``missing_name``, ``missing_arguments``, ``invalid_entry``.
 - ``toolcall_fallbacks_total{provider, stage, action}``: action ``wrapped``, ``dropped``,
   ``passed-as-text``, ``stray-dropped`` (a special token out of place, removed),
+  ``passed-unread`` (a streamed event whose choices cannot be read, forwarded as it came),
   ``limit-exceeded``, ``rewrite-error``.
 - ``toolcall_responses_rewritten_total{provider, stage}``: responses whose bytes we changed.
 - ``toolcall_upstream_failures_total{code}`` (``toolcall serve`` only): upstream requests that
@@ -80,15 +81,13 @@ class _NullReport:
 NULL_REPORT: Report = _NullReport()
 
 
-def report_fallbacks(report: Report, *sources: object) -> None:
-    """What a choice's text ended with, counted once: markup a parser gave back as text
-    (``text_fallbacks``) and stray tokens a parser or the reasoning split dropped (``strays``).
-    """
-    for source in sources:
-        for _ in range(getattr(source, "text_fallbacks", 0)):
-            report.fallback("passed-as-text")
-        for _ in range(getattr(source, "strays", 0)):
-            report.fallback("stray-dropped")
+def report_fallbacks(report: Report, text_fallbacks: int, strays: int) -> None:
+    """What a choice's text ended with, counted once: markup a parser gave back as text and
+    stray tokens a parser or the reasoning split dropped."""
+    for _ in range(text_fallbacks):
+        report.fallback("passed-as-text")
+    for _ in range(strays):
+        report.fallback("stray-dropped")
 
 
 class Metrics:

@@ -9,9 +9,9 @@ seconds without output, ``PauseRelease`` sends what the stream can release (see
 
 It runs as an asyncio task beside the app, started only once something is held and cancelled
 when the response ends (under another event loop there is no timer: held text waits for a
-keep-alive or the next event). The app's path marks that it was ``active`` and whether a send
-of its is in flight (``sending``: a release never overtakes it), and waits for a release being
-sent (its ``Gate``'s ``releasing``), so the client gets events in order, one send at a time.
+keep-alive or the next event). The app's path marks that it fed the stream (``active``) and
+whether a send of its is in flight (``sending``: a release never overtakes it), and waits for a
+release being sent (``releasing``), so the client gets events in order, one send at a time.
 (Flags, not a count: an int past 256 is a new object on every step.)
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
 
 from .asgi import Send
 from .hook import CompletionTap
@@ -36,17 +35,11 @@ def running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-class Gate(Protocol):
-    """Where the app's path looks, before each send, for a release being sent."""
-
-    releasing: asyncio.Event | None
-
-
 class PauseRelease:
     """One response's watch for pauses, over its SSE rewrite ``stream``."""
 
     __slots__ = (
-        "_gate",
+        "_closed",
         "_interval",
         "_loop",
         "_send",
@@ -54,7 +47,7 @@ class PauseRelease:
         "_tap",
         "_task",
         "active",
-        "closed",
+        "releasing",
         "sending",
         "watching",
     )
@@ -66,7 +59,6 @@ class PauseRelease:
         idle: float,
         loop: asyncio.AbstractEventLoop,
         tap: CompletionTap | None,
-        gate: Gate,
     ) -> None:
         self._stream = stream
         self._send = send
@@ -75,22 +67,23 @@ class PauseRelease:
         self._loop = loop
         self._tap = tap
         self._task: asyncio.Task[None] | None = None
-        #: The app's path fed the stream since the watch last looked; one of its sends is in
-        #: flight.
-        self.active = self.sending = False
-        #: ``releasing`` is set while a release is being sent: the app's next send waits for it.
-        self._gate = gate
+        #: The app's path fed the stream since the watch last looked.
+        self.active = False
+        #: One of the app's sends is in flight: a release waits for it.
+        self.sending = False
+        #: Set while a release is being sent: the app's next send waits for it.
+        self.releasing: asyncio.Event | None = None
         self.watching = False
-        self.closed = False
+        self._closed = False
 
     def watch(self) -> None:
-        """Start watching (the stream holds something; see ``SSERewriter.holding``)."""
+        """Start watching: the stream holds events back (``SSERewriter.held``)."""
         self.watching = True
         self._task = self._loop.create_task(self._watch())
 
     def stop(self) -> None:
         """The response is over (or the app failed): no more releases."""
-        self.closed = True
+        self._closed = True
         if self._task is not None:
             self._task.cancel()
             self._task = None
@@ -98,17 +91,17 @@ class PauseRelease:
     async def _watch(self) -> None:
         stream = self._stream
         try:
-            while not self.closed:
+            while not self._closed:
                 self.active = False
                 await asyncio.sleep(self._interval)
-                if self.closed:
+                if self._closed:
                     return
                 if self.active or self.sending:
                     continue  # the stream moved, or output is being sent: no pause
                 out = stream.release()
                 if out:
                     await self._release(out)
-                if not stream.holding:
+                if not stream.held:
                     return  # the app's path starts a new watch when something is held again
         except Exception:  # the client is gone, most likely: the app's path will see it too
             logger.debug("releasing held text failed", exc_info=True)
@@ -118,9 +111,9 @@ class PauseRelease:
     async def _release(self, out: bytes) -> None:
         if self._tap is not None:
             self._tap.feed(out)
-        done = self._gate.releasing = asyncio.Event()
+        done = self.releasing = asyncio.Event()
         try:
             await self._send({"type": "http.response.body", "body": out, "more_body": True})
         finally:
-            self._gate.releasing = None
+            self.releasing = None
             done.set()

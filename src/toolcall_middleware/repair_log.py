@@ -8,10 +8,13 @@ metrics report itself, and ``RepairLog`` is not made.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .detect import Provider
 from .metrics import Report
+
+if TYPE_CHECKING:
+    from .parsers.base import ToolCallParser
 
 logger = logging.getLogger("toolcall_middleware.repair")
 
@@ -71,7 +74,7 @@ class RepairLog:
 
     def __init__(self, configured: str, provider: Provider, model: str) -> None:
         self.provider, self.model = provider.name, model
-        self.parsers: list[Any] = []
+        self.parsers: list[ToolCallParser] = []
         debug(
             "repair_format",
             model=model,
@@ -85,7 +88,7 @@ class RepairLog:
     def done(self, tool_calls: int) -> None:
         """``tool_calls``: the calls the client got. A parser that chooses a format from the
         stream (a sniffing or a family parser) says which it found."""
-        found = sorted({p.detected for p in self.parsers if getattr(p, "detected", None)})
+        found = sorted({p.detected for p in self.parsers if p.detected is not None})
         debug(
             "repair_done",
             model=self.model,

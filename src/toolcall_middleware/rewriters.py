@@ -22,7 +22,6 @@ from .parsers import (
     ToolCallParser,
     create_parser,
     parser_triggers,
-    releases_held_text,
 )
 from .parsers.family import family_of
 from .parsers.sniff import family_parser
@@ -70,12 +69,9 @@ class Rewriters:
         """The rewriter of a streamed response."""
         options = self._options
         if self._by_family:
-            family = family_of(self._provider)
-            triggers: str | None = family.triggers
-            releases_text = family.releases_text
+            triggers: str | None = family_of(self._provider).triggers
         else:
             triggers = parser_triggers(self._provider)
-            releases_text = releases_held_text(self._provider)
         if self._think is not None and triggers is not None and "<" not in triggers:
             triggers += "<"  # a <think> tag is markup too
         rewriter = ChunkRewriter(
@@ -93,7 +89,6 @@ class Rewriters:
             max_event_bytes=options.max_buffered_bytes,
             report=self.stream_report,
             capture=None if self._debug is None else self._stream_seen,
-            releases_text=releases_text,
             hand=self._hand,
         )
 

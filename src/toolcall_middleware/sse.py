@@ -10,7 +10,7 @@ leading BOM. UTF-8 is never decoded here: a character split across reads is just
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import orjson
@@ -38,7 +38,7 @@ class SSEEvent(NamedTuple):
 
 
 def parse_event(raw: bytes) -> SSEEvent:
-    if _is_one_data_line(raw):
+    if one_data_line(raw):
         return SSEEvent(raw, raw[6:-2], ())
     body = raw[len(BOM) :] if raw.startswith(BOM) else raw
     data: list[bytes] = []
@@ -81,7 +81,7 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         held = self._buf
-        if not held and self._newline_known and _is_one_data_line(chunk):
+        if not held and self._newline_known and one_data_line(chunk):
             return [SSEEvent(chunk, chunk[6:-2], ())]  # one event per read, as servers send
         if not chunk:
             return []
@@ -195,8 +195,9 @@ def _data_lines(chunk: bytes) -> list[SSEEvent] | None:
     return events
 
 
-def _is_one_data_line(raw: bytes) -> bool:
-    """``raw`` is exactly ``data: ...\\n\\n``: the shape of nearly every event.
+def one_data_line(raw: bytes) -> bool:
+    """``raw`` is exactly ``data: ...\\n\\n``, one event of one data line: the shape of nearly
+    every event, which the decoder makes ``SSEEvent(raw, raw[6:-2], ())``.
 
     (On the paths every event takes, a byte string is looked for with ``find``: ``in`` first
     tries the needle as an integer, which raises and clears a ``TypeError`` inside CPython,
@@ -217,16 +218,20 @@ def encode_event(data: bytes, fields: Iterable[bytes] = (), newline: bytes = b"\
 
 
 def encode_chunks(
-    chunks: list[dict[str, Any]], fields: tuple[bytes, ...] = (), newline: bytes = b"\n"
+    chunks: list[dict[str, Any]],
+    fields: tuple[bytes, ...] = (),
+    newline: bytes = b"\n",
+    dumps: Callable[[Any], bytes] = lenient_json.dumps,
 ) -> bytes:
     """Chunks as events in the stream's line ending: the event's other lines (``fields``) go on
     each, its comments on the first only. JSON by orjson, which writes an unchanged chunk as
-    compactly as it came; the standard library for what only it writes (see lenient_json)."""
+    compactly as it came; ``dumps`` for what only the standard library writes (see
+    lenient_json)."""
     if fields:
         rest = tuple(f for f in fields if not f.startswith(b":"))
         return b"".join(
             [
-                encode_event(lenient_json.dumps(chunk), fields if i == 0 else rest, newline)
+                encode_event(dumps(chunk), fields if i == 0 else rest, newline)
                 for i, chunk in enumerate(chunks)
             ]
         )
@@ -234,7 +239,7 @@ def encode_chunks(
     for chunk in chunks:
         try:
             data = orjson.dumps(chunk)
-        except TypeError:  # (lenient_json.dumps, inline on the path every rewritten event takes)
-            data = lenient_json.dumps(chunk)
+        except TypeError:  # (``dumps`` tries orjson first: inline on the path every rewrite takes)
+            data = dumps(chunk)
         events.append(b"data: " + data + newline + newline)  # JSON has no line breaks
     return events[0] if len(events) == 1 else b"".join(events)

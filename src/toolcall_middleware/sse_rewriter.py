@@ -8,7 +8,10 @@ start (a ``<`` at the end of a delta) that then turns out to be plain text, the 
 are held and sent as their original bytes, so a stream without tool-call markup leaves
 byte-for-byte as it came.
 
-Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed; an
+An event whose bytes are not all UTF-8 is read with each such byte kept (``lenient_json.
+loads_keeping_bytes``), so its text and arguments reach the rewrite, and whatever the rewrite
+sends of them is written back as the same bytes; from then on the stream is decoded event by
+event. Before ``[DONE]`` (or at the end of the body) whatever the parsers still hold is flushed; an
 upstream error event (``data: {"error": ...}``) ends the stream instead, as its last event. If the
 rewrite itself fails, the rest of the stream is forwarded untouched: a bug here must never take
 a client's stream down. If held-back data passes a configured cap, the client gets an OpenAI
@@ -19,17 +22,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
-from .fast_path import PASSED_IDLE, FastPath
+from .deltas import Chunk
+from .fast_path import FastPath
 from .handoff import Reading
 from .limits import LimitExceeded
 from .metrics import NULL_REPORT, Report
-from .rewrite_result import Chunk, Rewrite
-from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event
+from .sse import DONE, SSEDecoder, SSEEvent, encode_chunks, encode_event, one_data_line
 
 logger = logging.getLogger("toolcall_middleware")
 
@@ -47,7 +51,6 @@ class SSERewriter:
 
     ``max_event_bytes`` caps an unterminated SSE event (the decoder's buffer); ``report``
     counts fallbacks; ``capture`` (debug) sees every event that involved tool calls;
-    ``releases_text``: the parsers give back held text when the stream pauses (``release``);
     ``fast_path=False`` decodes every event.
     """
 
@@ -59,7 +62,6 @@ class SSERewriter:
         max_event_bytes: int | None = None,
         report: Report = NULL_REPORT,
         capture: Capture | None = None,
-        releases_text: bool = False,
         fast_path: bool = True,
         hand: bool = False,
     ) -> None:
@@ -75,61 +77,48 @@ class SSERewriter:
         #: it read (set or cleared by every ``feed`` that does not end the stream). It is the
         #: fast path's own, so no ``feed`` moves it.
         self.reading: Reading = self._fast if self._fast is not None else Reading()
-        self._releases_text = releases_text
         self._decoder = SSEDecoder()
         self._max_event = max_event_bytes
         self._report = report
         self._capture = capture
+        # How chunks orjson cannot write are written (bytes that are not UTF-8 kept, once read).
+        self._dumps = lenient_json.dumps
         self._failed = False
         self._done = False
         #: The stream was ended early (a limit): the response is complete, discard the rest.
         self.ended = False
         #: Some bytes sent differ from the upstream's (counted once, as a rewritten response).
         self.changed = False
-        # (original bytes, rewritten bytes) of events whose rewrite only moved held-back text.
-        self._held: list[tuple[bytes, bytes]] = []
-        # Where the stream stands, as the last rewrite said (see ``Rewrite``).
-        self._lag = 0
-        self._idle = False  # (until a first event was rewritten)
+        #: Events held while held-back text is unresolved, as (original bytes, rewritten
+        #: bytes): their rewrite only moved that text. A pause releases them (``release``).
+        self.held: list[tuple[bytes, bytes]] = []
 
     def feed(self, body: bytes) -> bytes:
         decoder = self._decoder
         fast = self._fast  # (None once the stream failed or ended)
         # The fast path reads events through a template, or passes them while the stream idles.
         if fast is not None and decoder.at_boundary:
+            state = self.rewriter.state  # where the stream stands before this body
+            lag, held = state.lag, self.held
             try:  # events as servers send them, one or more per body: the fast path may take them
-                taken = fast.rewrite(body, self._idle and not self._held)
+                rewritten = fast.rewrite(body, state.idle and not held)
             except LimitExceeded as exc:
                 return self._limit(exc)
             except Exception:
                 return self._fail(body)
-            if taken is not None:
-                if taken is PASSED_IDLE:  # (idle, nothing held: the stream stays as it is)
+            if rewritten is not None:
+                if rewritten is body and not held:  # unchanged, and nothing waits before it
                     return body
-                rewritten, rewrite = taken
-                if (
-                    rewrite.exceeded is None
-                    and not self._held
-                    and (rewritten is body or (self.changed and not rewrite.text_only))
-                ):
-                    # _send's first outcome, inline: how nearly every other event here goes.
-                    self._lag = rewrite.lag
-                    self._idle = rewrite.idle
-                    return rewritten
-                fast.handed = None  # held, or sent with held events
-                return self._send(body, rewritten, rewrite)
+                out = self._send(body, rewritten, lag)
+                if out is not rewritten:  # held, or sent with held events
+                    fast.handed = None
+                return out
         self.reading.handed = None  # (what goes out now was not read through the template)
         if self._failed:
             return body
         if self.ended:
             return b""
-        if (
-            decoder.at_boundary
-            and body.startswith(b"data: ")
-            and body.endswith(b"\n\n")
-            and body.find(b"\n") == len(body) - 2
-            and body.find(b"\r") < 0  # (``find``: see ``sse._is_one_data_line``)
-        ):
+        if decoder.at_boundary and one_data_line(body):
             # One "data:" line, as servers send events: what the decoder would make of it.
             return self._data(body, body[6:-2], ())
         events = decoder.feed(body)
@@ -156,31 +145,14 @@ class SSERewriter:
         out.append(self._release(original=True))
         return b"".join(out)
 
-    @property
-    def holding(self) -> bool:
-        """Something is held back that a pause would release (see ``release``). With parsers
-        that give text back, it may also be true during a call, when there is nothing."""
-        return bool(self._held) or (self._releases_text and not self._idle)
-
     def release(self) -> bytes:
-        """The upstream paused (a keep-alive, or silence): what can go out now. Events held
-        while held-back text was unresolved go out (as they came if the parsers give all that
-        text back, else without it); text a parser gives back follows them."""
-        if self._failed or self.ended or not self.holding:
+        """The upstream paused (a keep-alive, or silence): events held while held-back text
+        was unresolved go out now, without that text. What the parsers hold may still start a
+        marker (a server may split even a special token over deltas): it waits for the next
+        delta or the end of the stream."""
+        if self._failed or self.ended:
             return b""
-        try:
-            rewrite = self.rewriter.release()
-        except Exception:
-            return self._fail(b"")
-        self._lag, self._idle = rewrite.lag, rewrite.idle
-        if self._held and rewrite.text_only and not rewrite.lag:
-            return self._release(original=True)  # all it held was text, and all is back
-        out = self._release(original=False)
-        if rewrite.chunks:
-            if not self.changed:
-                self._first_change()
-            out += encode_chunks(rewrite.chunks, (), self._decoder.newline)
-        return out
+        return self._release(original=False)
 
     def _event(self, event: SSEEvent) -> bytes:
         raw = event.raw
@@ -189,7 +161,7 @@ class SSERewriter:
         if self.ended:
             return b""
         fast = self._fast
-        if fast is not None and self._idle and not self._held and fast.unchanging(raw):
+        if fast is not None and not self.held and self.rewriter.state.idle and fast.unchanging(raw):
             return raw
         return self._data(raw, event.data, event.fields)
 
@@ -210,6 +182,10 @@ class SSERewriter:
         except orjson.JSONDecodeError:
             try:  # what clients accept and orjson refuses (see lenient_json): this one event
                 chunk = lenient_json.loads(data)
+            except UnicodeDecodeError:
+                chunk = self._not_utf8(data)
+                if chunk is None:
+                    return self._settle(raw, raw)
             except ValueError:
                 return self._settle(raw, raw)
         else:
@@ -219,36 +195,50 @@ class SSERewriter:
             return self._settle(raw, raw)
         if "error" in chunk and not chunk.get("choices"):
             return self._upstream_error(raw)
+        rewriter = self.rewriter
+        lag = rewriter.state.lag
         try:
-            rewrite = self.rewriter.chunk(chunk)
+            chunks = rewriter.chunk(chunk)
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
             return self._fail(raw)
-        chunks = rewrite.chunks
-        if self._capture is not None and not rewrite.text_only:
+        if self._capture is not None and not rewriter.state.text_only:
             self._capture(data, chunks or [])
-        rewritten = raw if chunks is None else encode_chunks(chunks, fields, self._decoder.newline)
-        return self._send(raw, rewritten, rewrite)
+        if chunks is None:
+            return self._send(raw, raw, lag)
+        rewritten = encode_chunks(chunks, fields, self._decoder.newline, self._dumps)
+        return self._send(raw, rewritten, lag)
 
-    def _send(self, raw: bytes, rewritten: bytes, rewrite: Rewrite) -> bytes:
-        """What goes out now for the event ``raw`` rewritten as ``rewritten``: it, events held
-        before it, or nothing yet (held while held-back text is unresolved)."""
-        held = self._held
-        # Text held back since an event that went out rewritten: this one cannot go as it came.
-        sent_lagging = self._lag and not held
-        self._lag = rewrite.lag
-        self._idle = rewrite.idle
-        exceeded = rewrite.exceeded
+    def _not_utf8(self, data: bytes) -> Any:
+        """The chunk of an event that is not all UTF-8, each such byte kept; ``None`` when it
+        is not JSON either. The stream's chunks are then written with those bytes, and its
+        events decoded: the fast path writes only what orjson writes."""
+        try:
+            chunk = lenient_json.loads_keeping_bytes(data)
+        except ValueError:
+            return None
+        self._dumps = lenient_json.dumps_keeping_bytes
+        self._fast = self.reading.handed = None
+        return chunk
+
+    def _send(self, raw: bytes, rewritten: bytes, lag: int) -> bytes:
+        """What goes out now for the event ``raw`` rewritten as ``rewritten`` (``lag``: the
+        stream's before it): it, events held before it, or nothing yet (held while held-back
+        text is unresolved)."""
+        held = self.held
+        state = self.rewriter.state
+        exceeded = state.exceeded
         if (
             exceeded is None
             and not held
-            and (rewritten is raw or (self.changed and not rewrite.text_only))
+            and (rewritten is raw or (self.changed and not state.text_only))
         ):
             return rewritten  # nothing held back and nothing new to count: it goes now
         if exceeded is not None:  # what came before the held data still goes
             return self._release(original=False) + rewritten + self._limit(exceeded)
-        if rewrite.text_only and not sent_lagging:
+        # Text held back since an event that went out rewritten: this one cannot go as it came.
+        if state.text_only and not (lag and not held):
             return self._settle(raw, rewritten)
         if not self.changed:
             self._first_change()
@@ -257,39 +247,41 @@ class SSERewriter:
     def _settle(self, original: bytes, rewritten: bytes) -> bytes:
         """Send, hold or release an event whose rewrite only moved text: originals when the
         held-back text turned out to be just text."""
-        held = self._held
+        held = self.held
         if not held and original is rewritten:
             return original
         held.append((original, rewritten))
-        if not self._lag:
+        if not self.rewriter.state.lag:
             return self._release(original=True)
         if len(held) > MAX_TENTATIVE_EVENTS:
             return self._release(original=False)
         return b""
 
     def _release(self, original: bool) -> bytes:
-        held, self._held = self._held, []
+        held, self.held = self.held, []
         if held and not original and not self.changed:
             self._first_change()
         return b"".join([o if original else r for o, r in held])
 
     def _finish(self) -> bytes:
+        rewriter = self.rewriter
         try:
-            rewrite = self.rewriter.finish()
+            chunks = rewriter.finish()
         except LimitExceeded as exc:
             return self._limit(exc)
         except Exception:
             return self._fail(b"")
-        self._lag, self._idle = rewrite.lag, rewrite.idle
-        if rewrite.text_only and not rewrite.lag and self._held:
+        state = rewriter.state
+        if state.text_only and not state.lag and self.held:
             return self._release(original=True)
-        chunks = rewrite.chunks or []
         if chunks:
             if not self.changed:
                 self._first_change()
-            if self._capture is not None and not rewrite.text_only:
+            if self._capture is not None and not state.text_only:
                 self._capture(b"", chunks)
-        return self._release(original=False) + encode_chunks(chunks, (), self._decoder.newline)
+        return self._release(original=False) + encode_chunks(
+            chunks, (), self._decoder.newline, self._dumps
+        )
 
     def _first_change(self) -> None:
         self.changed = True

@@ -21,6 +21,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from anthropic_api.helpers import CheckedApp as AnthropicChecked
+from gemini_api.helpers import TLS
 from gemini_api.helpers import CheckedApp as GeminiChecked
 from responses_api.helpers import CheckedApp as ResponsesChecked
 from toolcall_middleware import AnthropicMiddleware, GeminiMiddleware, ResponsesMiddleware
@@ -209,7 +210,9 @@ async def _anthropic(app: ASGIApp, stream: bool, tools: bool) -> Seen:
 async def _gemini(app: ASGIApp, stream: bool, tools: bool) -> Seen:
     transport = httpx2.ASGITransport(app=app)
     options = genai_types.HttpOptions(
-        base_url="http://test", api_version="v1beta", async_client_args={"transport": transport}
+        base_url="http://test",
+        api_version="v1beta",
+        async_client_args={"transport": transport, "verify": TLS},
     )
     client = genai.Client(api_key="k", http_options=options)
     config = genai_types.GenerateContentConfig(

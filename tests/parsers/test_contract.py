@@ -11,12 +11,16 @@ from parser_helpers import TOOLS, assemble, cut, normalise, parse
 
 from toolcall_middleware.events import Text
 from toolcall_middleware.parsers import create_parser, formats
+from toolcall_middleware.parsers.descriptor import EVERY_FAMILY, family_members
+from toolcall_middleware.parsers.family import family_of
 from toolcall_middleware.parsers.xmlargs import XmlCallParser
 
 # Every format that declares pieces of its markup: shuffled into random text, they make whole
 # markers, cut markers and values.
 FORMATS = [name for name, fmt in formats().items() if fmt.markup_pieces]
 XML_FORMATS = [name for name in FORMATS if issubclass(formats()[name].parser, XmlCallParser)]  # type: ignore[arg-type]
+#: What markup starts with (``]``: MiniMax M3's namespace); see ``test_triggers_promise``.
+MARKUP_STARTS = "<[{]"
 COMMON = ["<", ">", "{", "}", "[", "]", '"', "\\", "\n", " ", "x", "null", "3", ";", ","]
 
 
@@ -69,9 +73,29 @@ def test_triggers_promise(provider: str) -> None:
     """After echoing its input, a parser echoes text without trigger characters unchanged."""
     parser = create_parser(provider, TOOLS)
     triggers = type(parser).TRIGGERS  # type: ignore[attr-defined]
-    assert triggers and all(c in "<[{]" for c in triggers)  # "]": MiniMax M3's namespace
+    assert triggers
+    if not all(c in MARKUP_STARTS for c in triggers):
+        # A character prose holds often costs the fast path on every delta holding it: only a
+        # format that its model name alone picks (a family of its own, no marker sniffed) may
+        # start its markup with one, so that only its streams pay.
+        fmt = formats()[provider]
+        assert not fmt.sniff_markers
+        assert {m.name for m in family_members(fmt) if m.family != EVERY_FAMILY} == {provider}
     assert parser.feed("plain words ") == [Text("plain words ")]
     assert parser.feed("more: ok") == [Text("more: ok")]
+
+
+def test_text_characters_reach_no_other_stream() -> None:
+    """A name-picked format's text characters are triggers of its own family's streams only."""
+    own = {
+        name
+        for name, fmt in formats().items()
+        if name != "sniff" and not set(fmt.triggers or "") <= set(MARKUP_STARTS)
+    }
+    assert own  # (Phi-4-mini's "f")
+    assert set(family_of(None).triggers) <= set(MARKUP_STARTS)
+    for name in set(formats()) - own - {"sniff"}:
+        assert set(family_of(name).triggers) <= set(MARKUP_STARTS), name
 
 
 @pytest.mark.parametrize("provider", FORMATS)

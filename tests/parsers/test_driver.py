@@ -42,7 +42,6 @@ _NOT_LETTER = re.compile(r"[^a-z]")
 
 class Toy(StreamParser):
     TRIGGERS = "["
-    MARKERS_ARRIVE_WHOLE = True
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_ARGS,)
@@ -139,25 +138,6 @@ def test_finish_gives_back_what_the_state_held() -> None:
     assert run_toy(["x [[ab"]) == [Text("x [[ab")]
     assert run_toy(["x ["]) == [Text("x [")]
     assert run_toy(["[[f:1"]) == [CallStart("f"), CallArgs("1"), CallEnd()]
-
-
-def test_release_gives_back_a_held_marker_start_in_plain_text_only() -> None:
-    parser = Toy()
-    parser.feed("x [")
-    assert parser.release() == [Text("[")]
-    assert parser.release() == []
-    parser.feed("[[f:1]")
-    assert parser.release() == []  # inside a call, the "]" held is markup
-
-
-def test_release_keeps_markers_spelled_over_several_tokens() -> None:
-    class Spelled(Toy):
-        MARKERS_ARRIVE_WHOLE = False
-
-    parser = Spelled()
-    parser.feed("x [")
-    assert parser.release() == []
-    assert run_toy(["[f:1]]"], parser) == [CallStart("f"), CallArgs("1"), CallEnd()]
 
 
 def test_plain_text_where_markers_start_with_different_characters() -> None:

@@ -97,23 +97,10 @@ def test_a_family_with_nothing_to_choose_is_its_formats_parser() -> None:
 
 def test_the_defaults_id_style_holds_until_a_marker_decides() -> None:
     parser = family_parser("mistral", TOOLS)
-    assert getattr(parser, "ID_STYLE", None) == "mistral9"
-    assert getattr(family_parser("hermes", TOOLS), "ID_STYLE", None) is None
+    assert parser.id_style == "mistral9"
+    assert family_parser("hermes", TOOLS).id_style is None
 
 
-def test_a_pause_gives_back_only_a_special_tokens_start() -> None:
-    assert family_of("kimi_k2").releases_text
-    parser = family_parser("kimi_k2", TOOLS)
-    assert parser.feed("a <|tool_calls_sec") == [Text("a ")]
-    assert parser.release() == [Text("<|tool_calls_sec")]  # type: ignore[attr-defined]
-    assert parser.feed("b <") == [Text("b ")]
-    assert parser.release() == []  # type: ignore[attr-defined]  # it may begin <bash>
-    assert normalise(run(parser, ["bash>\n<command>ls</command>\n</bash>"])) == normalise(
-        parse("qwen_xml", ["<bash>\n<command>ls</command>\n</bash>"], TOOLS)
-    )
-
-
-# Pieces of the Qwen formats' markup, of tool tags, and prose, for random soups.
 QWEN_PIECES = [
     *formats()["hermes"].markup_pieces,
     *formats()["qwen3_coder"].markup_pieces,

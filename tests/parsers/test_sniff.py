@@ -63,9 +63,9 @@ def test_plain_text_passes_straight_through() -> None:
 
 def test_id_style_and_triggers_follow_the_detected_format() -> None:
     parser = SniffingParser(TOOLS)
-    assert parser.ID_STYLE is None
+    assert parser.id_style is None
     parser.feed("[TOOL_CALLS]bash{}")
-    assert (parser.detected, parser.ID_STYLE) == ("mistral", "mistral9")
+    assert (parser.detected, parser.id_style) == ("mistral", "mistral9")
     triggers = set(SniffingParser.TRIGGERS)
     for provider in MARKUP:
         assert set(type(create_parser(provider, TOOLS)).TRIGGERS) <= triggers  # type: ignore[attr-defined]

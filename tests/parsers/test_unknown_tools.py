@@ -61,5 +61,6 @@ def test_wrapper_keeps_parser_attributes_and_forward_returns_the_parser_itself()
     parser = create_parser("mistral", TOOLS)
     assert apply_unknown_tools(parser, TOOLS) is parser
     wrapped = UnknownToolsFilter(parser, TOOLS, "drop")
-    assert wrapped.ID_STYLE == "mistral9"
+    assert wrapped.id_style == "mistral9"
+    assert wrapped.held == parser.held == 0 and wrapped.strays == parser.strays
     assert wrapped.feed("[TOOL_CALLS]bash{}") == [CallStart("bash"), CallArgs("{}"), CallEnd()]

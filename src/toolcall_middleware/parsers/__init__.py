@@ -28,13 +28,6 @@ def parser_triggers(name: str) -> str | None:
     return None if fmt is None else fmt.triggers
 
 
-def releases_held_text(name: str) -> bool:
-    """Whether provider ``name``'s parser gives back held text when the stream pauses (its
-    markers are special tokens that arrive whole; see ``ToolCallParser``)."""
-    fmt = formats().get(name)
-    return fmt is not None and getattr(fmt.parser, "MARKERS_ARRIVE_WHOLE", False) is True
-
-
 def create_parser(name: str, context: ParserContext) -> ToolCallParser:
     try:
         fmt = formats()[name]
@@ -44,7 +37,7 @@ def create_parser(name: str, context: ParserContext) -> ToolCallParser:
     return fmt.parser(context)
 
 
-class PassthroughParser:
+class PassthroughParser(ToolCallParser):
     """Native ``tool_calls`` only: model text is never parsed for markup."""
 
     TRIGGERS = ""
@@ -80,12 +73,16 @@ from . import (  # noqa: E402
     minimax_m3,
     mistral,
     olmo3,
+    phi4_mini,
     pythonic,
     qwen3_coder,
     qwen_xml,
     seed_oss,
-    sniff,
+    xlam,
 )
+
+# isort: split
+from . import sniff  # noqa: E402  (last: it reads the others)
 
 __all__ = [
     "Format",
@@ -116,12 +113,13 @@ __all__ = [
     "mistral",
     "olmo3",
     "parser_triggers",
+    "phi4_mini",
     "providers",
     "pythonic",
     "qwen3_coder",
     "qwen_xml",
     "register",
-    "releases_held_text",
     "seed_oss",
     "sniff",
+    "xlam",
 ]

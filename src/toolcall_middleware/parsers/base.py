@@ -1,4 +1,4 @@
-"""The parser protocol, the request context parsers are built from, and the marker search.
+"""The parser base, the request context parsers are built from, and the marker search.
 
 A parser is a synchronous state machine over model text. It knows nothing of ASGI, SSE or JSON
 chunk framing: ``feed`` takes any cut of the text and ``finish`` flushes what is held at the end
@@ -10,55 +10,83 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 from ..events import Event
 
 
-class ToolCallParser(Protocol):
-    """What every provider parser implements.
+class ToolCallParser:
+    """What every provider parser is: ``feed`` and ``finish``, and members with defaults that
+    a parser overrides when it holds more than a marker's start.
 
     A parser class may also set ``TRIGGERS: str``, the characters any of its markup can start
     with. It promises: after ``feed`` returned exactly ``[Text(text)]`` for the text it was
     given, feeding text without any of these characters returns that text unchanged. The
     stream path uses this to forward such deltas without decoding them.
 
-    Optional attributes the rewriter reads with ``getattr(parser, name, 0)`` (about once per
-    KiB fed, or at the end), so that memory stays bounded and fallbacks are counted. Sizes count
-    characters of model text once, not the copies a parser derives from them:
+    In plain text a parser holds back only what may start a marker. A pause of the stream never
+    makes that text: a server may split even a special token over several deltas, so what was
+    held waits for the next delta or the end of the stream.
 
-    - ``held: int``: characters of model text held back unresolved right now (a possible
-      marker prefix, an unfinished call header, whitespace kept until more arguments come).
-      Past the ``max_held_bytes`` option (default 10 KiB) the stream ends with an error event.
-    - ``held_arguments: int``: characters of a call, or of what may still be one, held back
-      rather than streamed: arguments until the tool is chosen from their keys, a call held
-      until its closing tag, a JSON object until it is known to be a call, a value typed only
-      when it ends. Checked against ``max_buffered_bytes`` (default 1 MiB) together with
-      buffered-mode calls.
-    - ``text_fallbacks: int``: how many times markup was given back as text because it did
-      not turn out to be a call (counted as the ``passed-as-text`` fallback at the end).
-    - ``strays: int``: special tokens (and tails of a call's markup) dropped because they stood
-      where the format has no place for them (counted as the ``stray-dropped`` fallback).
-
-    A parser that holds nothing beyond a marker prefix may omit them all.
-
-    Optionally ``upstream_reasoning() -> None``, called before anything is fed when the
-    choice's first text comes in a reasoning field: the upstream splits reasoning into its own
-    fields, so a reasoning block the chat template opened is not the parser's to read (Kimi
-    K3's think channel; see ``ParserContext.thinking_opened``).
-
-    Optionally ``release() -> list[Event]``, called when the stream pauses (a keep-alive, or
-    a short silence): the text held in plain text only because it may start a marker, given
-    back as ``Text``. Only formats whose markers are single special tokens define it (they set
-    ``MARKERS_ARRIVE_WHOLE``): a server sends such a token whole, so a pause cannot fall inside
-    one and what was held cannot be its start. Markers spelled over several tokens
-    (``<tool_call>`` as text, ``<function=``, tool-named tags) may pause midway: those formats
-    keep holding their marker prefix.
+    The sizes are read about once per KiB fed, or at the end, so that memory stays bounded;
+    they count characters of model text once, not the copies a parser derives from them.
     """
 
-    def feed(self, text: str) -> list[Event]: ...
+    #: The form of call ids a format's next turn needs (``None``: OpenAI's ``call_...``;
+    #: ``"mistral9"``: nine alphanumeric characters): the format class says it.
+    ID_STYLE: ClassVar[str | None] = None
 
-    def finish(self) -> list[Event]: ...
+    def feed(self, text: str) -> list[Event]:
+        """The events for ``text``, the next piece of the model's text (any cut of it)."""
+        raise NotImplementedError
+
+    def finish(self) -> list[Event]:
+        """The end of the model's text: events for whatever is held."""
+        raise NotImplementedError
+
+    @property
+    def held(self) -> int:
+        """Characters of model text held back unresolved right now (a possible marker prefix,
+        an unfinished call header, whitespace kept until more arguments come). Past the
+        ``max_held_bytes`` option (default 10 KiB) the stream ends with an error event."""
+        return 0
+
+    @property
+    def held_arguments(self) -> int:
+        """Characters of a call, or of what may still be one, held back rather than streamed:
+        arguments until the tool is chosen from their keys, a call held until its closing
+        tag, a JSON object until it is known to be a call, a value typed only when it ends.
+        Checked against ``max_buffered_bytes`` (default 1 MiB) with buffered-mode calls."""
+        return 0
+
+    @property
+    def text_fallbacks(self) -> int:
+        """How many times markup was given back as text because it did not turn out to be a
+        call (counted as the ``passed-as-text`` fallback at the end)."""
+        return 0
+
+    @property
+    def strays(self) -> int:
+        """Special tokens (and tails of a call's markup) dropped because they stood where the
+        format has no place for them (counted as the ``stray-dropped`` fallback)."""
+        return 0
+
+    @property
+    def detected(self) -> str | None:
+        """The format recognised from the markup, for a parser that reads several (``None``:
+        not one, or none recognised yet)."""
+        return None
+
+    @property
+    def id_style(self) -> str | None:
+        """The form of call ids this parser asks for, as each id is made (``ID_STYLE``)."""
+        return self.ID_STYLE
+
+    def upstream_reasoning(self) -> None:
+        """Called before anything is fed when the choice's first text comes in a reasoning
+        field: the upstream splits reasoning into its own fields, so a reasoning block the
+        chat template opened is not the parser's to read (Kimi K3's think channel; see
+        ``ParserContext.thinking_opened``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ no arguments. A text that only looks like a call (``"arguments": oops``, ``"name
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 from ..events import CALL_END, CallArgs, CallStart, Event
 from .base import held_size
@@ -68,12 +69,16 @@ class CallObject:
 
     It is a call once it has a ``name`` that is a function name and its ``arguments`` (or
     ``parameters``) have begun, or when it ends with a name and, unless ``needs_arguments``, no
-    arguments; arguments that come before the name are held until then.
+    arguments; arguments that come before the name are held until then. ``accepts``, when
+    given, says which names make a call (an object in prose naming no offered tool is text).
     """
 
-    def __init__(self, *, needs_arguments: bool) -> None:
+    def __init__(
+        self, *, needs_arguments: bool, accepts: Callable[[str], bool] | None = None
+    ) -> None:
         self.status = READING
         self._needs_arguments = needs_arguments
+        self._accepts = accepts
         self._state = _START
         self._committed = False
         self._raw: list[str] = []
@@ -167,7 +172,9 @@ class CallObject:
                 if state is _KEY:
                     self._key = decoded
                     self._state = _COLON
-                elif not is_function_name(decoded):  # "name": "" or "0": only looks like one
+                elif not is_function_name(decoded) or (
+                    self._accepts is not None and not self._accepts(decoded)
+                ):  # "name": "" or "0": only looks like one
                     return self._fail(i, out)
                 else:
                     self._name = decoded

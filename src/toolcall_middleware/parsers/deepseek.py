@@ -67,7 +67,6 @@ _SEARCH, _STRAYS = marker_tables(
 
 class DeepSeekParser(DelimitedCallParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_ARGS,)

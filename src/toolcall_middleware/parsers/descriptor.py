@@ -16,9 +16,9 @@ several formats, the rule with the highest precedence wins (then the longer patt
 ======================  ============  ==================================================
 precedence              formats       why
 ======================  ============  ==================================================
-``FINE_TUNE`` (90)      hermes        a fine-tune family writes its own format whatever
-                                      its base (``Hermes-3-Llama-3.1-8B``,
-                                      ``Hermes-2-Pro-Mistral-7B``)
+``FINE_TUNE`` (90)      hermes,       a fine-tune family writes its own format whatever
+                        xlam          its base (``Hermes-3-Llama-3.1-8B``,
+                                      ``Hermes-2-Pro-Mistral-7B``, ``Llama-xLAM-2-8b-fc-r``)
 ``KIMI_LINE`` (85)      kimi_k3       a Kimi line with a format of its own, before other
                                       Kimi names (``Kimi-K3`` would be ``kimi_k2`` by
                                       ``kimi``)
@@ -44,6 +44,7 @@ precedence              formats       why
                         gemma4,
                         olmo3,
                         internlm,
+                        phi4_mini,
                         qwen3_coder,
                         hermes
 ``LLAMA_LINE`` (45)     pythonic      a Llama line with a format of its own, before the
@@ -81,6 +82,8 @@ family          formats                         how the markers tell them apart
 ``gemma``       gemma4
 ``olmo``        olmo3
 ``internlm``    internlm
+``phi``         phi4_mini
+``xlam``        xlam
 ``*`` (every)   qwen_xml                        tags named after an offered tool, under the
                                                 rule of ``QwenXmlParser(tool_tag_rule=True)``
 ==============  ==============================  ================================================
@@ -180,6 +183,12 @@ class Format:
         """The characters any of the format's markup starts with (the parser's ``TRIGGERS``)."""
         triggers = getattr(self.parser, "TRIGGERS", None)
         return triggers if isinstance(triggers, str) else None
+
+    @property
+    def id_style(self) -> str | None:
+        """The form of call ids the format's parser asks for (its ``ID_STYLE``)."""
+        style = getattr(self.parser, "ID_STYLE", None)
+        return style if isinstance(style, str) else None
 
     @property
     def family_name(self) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from ..events import Event, Text
-from .base import MarkerSearch, ParserContext
+from .base import MarkerSearch, ParserContext, ToolCallParser
 from .jsonscan import skip_space as skip_space  # (the parsers take it from here)
 
 S = TypeVar("S", bound=enum.IntEnum)
@@ -65,7 +65,7 @@ def marker_tables(
     return search_table(states, searches), tuple(frozenset(strays.get(s, ())) for s in states)
 
 
-class StreamParser:
+class StreamParser(ToolCallParser):
     """Base of the format parsers.
 
     A subclass has ``TRIGGERS`` (see ``ToolCallParser``), an ``IntEnum`` of states whose 0 is
@@ -75,9 +75,6 @@ class StreamParser:
     """
 
     TRIGGERS: str
-    #: Every marker plain text may hold the start of is a single special token, which servers
-    #: send whole: on a pause, that start is the model's text (see ``ToolCallParser``).
-    MARKERS_ARRIVE_WHOLE = False
     #: The states in which ``feed`` asks ``_shortcut`` first (none: the format has no shortcut).
     _SHORTCUT_STATES: tuple[enum.IntEnum, ...] = ()
     _state: enum.IntEnum
@@ -185,14 +182,6 @@ class StreamParser:
         A shortcut earns its place by a measured gain over the step loop.
         """
         return None
-
-    def release(self) -> list[Event]:
-        """The stream paused: a possible marker start held in plain text is text (only for
-        formats whose markers arrive whole; see ``ToolCallParser``)."""
-        if not self.MARKERS_ARRIVE_WHOLE or self._state or not self._pending:
-            return []
-        text, self._pending = self._pending, ""
-        return [Text(text)]
 
     def finish(self) -> list[Event]:
         out: list[Event] = []

@@ -52,16 +52,9 @@ class Family:
     #: What the default looks for in plain text is known (its parser runs on the shared
     #: driver); when it is not, the default reads the whole stream.
     default_known: bool
-    #: Markers spelled over several tokens (a pause may fall inside one).
-    spelled: tuple[str, ...]
-    #: Every character any member's markup may start with (see ``ToolCallParser``).
+    #: Every character the markup of a member the stream may be read as starts with (see
+    #: ``ToolCallParser``).
     triggers: str
-    #: Some member's markers are special tokens, whose held start a pause gives back.
-    releases_text: bool
-
-
-def _arrives_whole(fmt: Format) -> bool:
-    return getattr(fmt.parser, "MARKERS_ARRIVE_WHOLE", False) is True
 
 
 def clashes(marker: str, kept: Iterable[str]) -> bool:
@@ -81,17 +74,12 @@ def family_of(provider: str | None) -> Family:
     writers = {m.name for m in members if m.name in TOOL_CALL_FORMATS}
     judges = bool(writers) and writers != {provider}
     first = [TOOL_CALL] if judges else []
-    spelled = (
-        [TOOL_CALL] if judges and not all(_arrives_whole(formats()[w]) for w in writers) else []
-    )
     targets: dict[str, str] = {}
 
     def add(markers: Iterable[str], fmt: Format) -> None:
         for marker in markers:
             if not clashes(marker, [*first, *targets]):
                 targets[marker] = fmt.name
-                if not _arrives_whole(fmt):
-                    spelled.append(marker)
 
     strays: set[str] = set()
     known = True
@@ -105,16 +93,21 @@ def family_of(provider: str | None) -> Family:
         add(member.sniff_markers, member)
         strays.update(member.stray_tokens)
     kept = [*first, *targets]
+    kept_strays = frozenset(s for s in strays if not clashes(s, kept))
+    # The formats a stream of the family may be read as: a member no marker hands the stream
+    # to (pythonic beside llama3_json) adds no trigger of its own to it.
+    reachable = {provider, *targets.values(), *(writers if judges else ())}
+    reachable.update(m.name for m in members if m.family == EVERY_FAMILY)
+    triggers = {c for m in members if m.name in reachable for c in m.triggers or ""}
+    triggers.update(m[0] for m in (*first, *targets, *kept_strays))
     return Family(
         members=tuple(m.name for m in members),
         default=provider,
         targets=targets,
         judges_tool_call=judges,
-        strays=frozenset(s for s in strays if not clashes(s, kept)),
+        strays=kept_strays,
         reads_tool_tags=any(m.family == EVERY_FAMILY for m in members),
         alone=all(m.name == provider or m.family == EVERY_FAMILY for m in members),
         default_known=known,
-        spelled=tuple(spelled),
-        triggers="".join(sorted({c for m in members for c in m.triggers or ""})),
-        releases_text=any(_arrives_whole(m) for m in members),
+        triggers="".join(sorted(triggers)),
     )

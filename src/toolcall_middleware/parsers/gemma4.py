@@ -72,7 +72,6 @@ _ARGS_SEARCH = MarkerSearch((STRING_QUOTE, *_ENDS, CHANNEL_OPEN, CHANNEL_CLOSE))
 
 class Gemma4Parser(StreamParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_STRING, _CHANNEL)

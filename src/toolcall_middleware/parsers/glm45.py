@@ -69,7 +69,6 @@ _SEARCH, _STRAYS = marker_tables(
 
 class Glm45Parser(XmlCallParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     _searches = _SEARCH
     _strays = _STRAYS
 

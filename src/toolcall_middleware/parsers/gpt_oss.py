@@ -72,7 +72,6 @@ def recipient_name(header: str) -> str | None:
 
 class GptOssParser(DelimitedCallParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_ARGS,)

@@ -75,7 +75,6 @@ def name_from_call_id(call_id: str, context: ParserContext) -> str | None:
 
 class KimiK2Parser(StreamParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_ARGS,)

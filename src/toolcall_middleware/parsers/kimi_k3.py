@@ -134,7 +134,6 @@ def argument_kind(declared: str | None) -> str | None:
 
 class KimiK3Parser(StreamParser):
     TRIGGERS = "<"
-    MARKERS_ARRIVE_WHOLE = True  # <|open|>, <|close|>, <|sep|>: special tokens
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_VALUE, _THINK)

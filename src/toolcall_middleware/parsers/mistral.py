@@ -51,7 +51,6 @@ _SEARCH = search_table(_State, {_TEXT: MarkerSearch((TOOL_CALLS,))})
 
 class MistralParser(StreamParser):
     TRIGGERS = "["
-    MARKERS_ARRIVE_WHOLE = True  # special tokens
     #: Mistral needs 9-character alphanumeric call ids.
     ID_STYLE = "mistral9"
     _searches = _SEARCH

@@ -37,21 +37,18 @@ class _State(enum.IntEnum):
 # Module names for the members: looking a member up on its enum class runs Python code.
 _TEXT, _TOOL_CALL, _TOOL_TAG, _FORMAT = _State
 
-_Tables = tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...], frozenset[str]]
+_Tables = tuple[tuple[MarkerSearch | None, ...], tuple[frozenset[str], ...]]
 
 
 @functools.lru_cache(maxsize=256)  # a client sends the same tools with every request
 def _tables(default: str | None, tags: tuple[str, ...]) -> _Tables:
-    """The sniffer's search and stray tables for a family and the request's tool tags, and
-    the prefixes of the markers a pause may fall inside (spelled over several tokens)."""
+    """The sniffer's search and stray tables for a family and the request's tool tags."""
     family = family_of(default)
     markers = [*([TOOL_CALL] if family.judges_tool_call else []), *family.targets]
     tags = tuple(t for t in tags if not clashes(t, markers)) if family.reads_tool_tags else ()
     markers += tags
     strays = [s for s in family.strays if not clashes(s, markers)]
-    searches, stray_table = marker_tables(_State, {_TEXT: markers}, strays={_TEXT: strays})
-    spelled = frozenset(m[:i] for m in (*family.spelled, *tags) for i in range(1, len(m)))
-    return searches, stray_table, spelled
+    return marker_tables(_State, {_TEXT: markers}, strays={_TEXT: strays})
 
 
 _GLM_NAME = re.compile(r'[^\s<>{}"]+')
@@ -105,27 +102,26 @@ def family_parser(provider: str, context: ParserContext) -> ToolCallParser:
     return SniffingParser(context, family)
 
 
-class SniffingParser:
+class SniffingParser(ToolCallParser):
     """Reads plain text until a marker names the format (``_Sniffer``); from there on, every
     delta goes straight to that format's parser."""
 
-    # Every character any parser it may hand over to treats as a possible markup start (this
-    # module is imported after every other format's); a family's own are fewer.
-    TRIGGERS = "".join(sorted({c for fmt in formats().values() for c in fmt.triggers or ""}))
+    # Every character any parser it may hand over to treats as a possible markup start: set
+    # below, once every format is registered; a family's own are fewer.
+    TRIGGERS = ""
 
     def __init__(self, context: ParserContext, family: Family | None = None) -> None:
         family = family or family_of(None)
         self.TRIGGERS = family.triggers
         self._sniffer = _Sniffer(context, family)
         self._format: ToolCallParser | None = None
-        # The parser class of the format the name picks: what a format-specific rule (the
-        # form of call ids) asks of before a marker decides.
-        self._default = None if family.default is None else formats()[family.default].parser
+        # The call ids of the format the name picks, before a marker decides.
+        self._default_style = None if family.default is None else formats()[family.default].id_style
 
     @property
     def detected(self) -> str | None:
         """The provider recognised from the markers, once there is one."""
-        return self._sniffer.detected
+        return self._sniffer.recognised
 
     def feed(self, text: str) -> list[Event]:
         fmt = self._format
@@ -138,12 +134,12 @@ class SniffingParser:
     def finish(self) -> list[Event]:
         return self._sniffer.finish()
 
-    # Sizes and counts, ``release`` and the id style: the sniffer's, which are its format's
+    # Sizes and counts and the id style: the sniffer's, which are its format's
     # once there is one (see ``ToolCallParser``).
     @property
-    def ID_STYLE(self) -> str | None:  # the attribute name the parsers share
-        style = getattr(self._sniffer.format or self._default, "ID_STYLE", None)
-        return style if isinstance(style, str) else None
+    def id_style(self) -> str | None:
+        fmt = self._sniffer.format
+        return fmt.id_style if fmt is not None else self._default_style
 
     @property
     def held(self) -> int:
@@ -161,9 +157,6 @@ class SniffingParser:
     def strays(self) -> int:
         return self._sniffer.strays
 
-    def release(self) -> list[Event]:
-        return self._sniffer.release()
-
 
 class _Sniffer(StreamParser):
     """Plain text up to the first marker that names a format (a stray special token of any
@@ -173,14 +166,14 @@ class _Sniffer(StreamParser):
     def __init__(self, context: ParserContext, family: Family) -> None:
         self._family = family
         self.TRIGGERS = family.triggers
-        self._searches, self._strays, self._spelled = _tables(
+        self._searches, self._strays = _tables(
             family.default, tool_tags(context) if context.tools else ()
         )
         super().__init__(context)
         self._state = _TEXT
         #: The recognised format's parser.
         self.format: ToolCallParser | None = None
-        self.detected: str | None = None
+        self.recognised: str | None = None
         self._tags: QwenXmlParser | None = None  # made at the first tool's tag
 
     def _held_markup(self) -> int:
@@ -188,34 +181,21 @@ class _Sniffer(StreamParser):
         if state is _TOOL_CALL:
             return len(TOOL_CALL)  # and the lookahead after it, pending
         if state is _FORMAT:
-            return int(getattr(self.format, "held", 0))
+            return 0 if self.format is None else self.format.held
         return 0
 
     @property
     def held_arguments(self) -> int:
         tags = 0 if self._tags is None else self._tags.held_arguments
-        return tags + int(getattr(self.format, "held_arguments", 0))
+        return tags + (0 if self.format is None else self.format.held_arguments)
 
     @property
     def text_fallbacks(self) -> int:
         tags = 0 if self._tags is None else self._tags.text_fallbacks
-        return self._given_back + tags + int(getattr(self.format, "text_fallbacks", 0))
+        return self._given_back + tags + (0 if self.format is None else self.format.text_fallbacks)
 
     def _more_strays(self) -> int:
-        return int(getattr(self.format, "strays", 0))
-
-    def release(self) -> list[Event]:
-        """The recognised format's ``release``; before one, a held marker start that only a
-        special token could complete (never the start of a marker spelled over several
-        tokens, which may continue after the pause)."""
-        release = getattr(self.format, "release", None)
-        if release is not None:
-            return release()  # type: ignore[no-any-return]
-        pending = self._pending
-        if self._state is not _TEXT or not pending or pending in self._spelled:
-            return []
-        self._pending = ""
-        return [Text(pending)]
+        return 0 if self.format is None else self.format.strays
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
         if marker == TOOL_CALL and self._family.judges_tool_call:
@@ -253,7 +233,7 @@ class _Sniffer(StreamParser):
 
     def _recognised(self, provider: str, markup: str, out: list[Event]) -> None:
         """The format is ``provider``: its parser reads everything from ``markup`` on."""
-        self.detected = provider
+        self.recognised = provider
         self.format = create_parser(provider, self._context)
         self._state = _FORMAT
         out.extend(self.format.feed(markup))
@@ -272,3 +252,4 @@ class _Sniffer(StreamParser):
 
 
 FORMAT = register(Format("sniff", SniffingParser))
+SniffingParser.TRIGGERS = family_of(None).triggers

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from ..events import CallArgs, CallEnd, CallStart, Event, Text
 from .base import ParserContext, ToolCallParser, UnknownTools
@@ -48,7 +47,7 @@ def native_unknown(parser: object) -> NativeUnknown | None:
     return parser.native if isinstance(parser, UnknownToolsFilter) else None
 
 
-class UnknownToolsFilter:
+class UnknownToolsFilter(ToolCallParser):
     """Wraps a parser and applies an unknown-tools policy to its events."""
 
     def __init__(
@@ -66,11 +65,33 @@ class UnknownToolsFilter:
             else NativeUnknown(self._known, self._policy)
         )
 
-    def __getattr__(self, name: str) -> Any:
-        # Parser attributes such as ``ID_STYLE`` stay visible through the wrapper.
-        if name == "_parser":
-            raise AttributeError(name)
-        return getattr(self._parser, name)
+    # What the rewriter asks of a parser is the wrapped parser's.
+    @property
+    def id_style(self) -> str | None:
+        return self._parser.id_style
+
+    @property
+    def held(self) -> int:
+        return self._parser.held
+
+    @property
+    def held_arguments(self) -> int:
+        return self._parser.held_arguments
+
+    @property
+    def text_fallbacks(self) -> int:
+        return self._parser.text_fallbacks
+
+    @property
+    def strays(self) -> int:
+        return self._parser.strays
+
+    @property
+    def detected(self) -> str | None:
+        return self._parser.detected
+
+    def upstream_reasoning(self) -> None:
+        self._parser.upstream_reasoning()
 
     def feed(self, text: str) -> list[Event]:
         return self._filter(self._parser.feed(text))

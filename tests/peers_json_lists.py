@@ -1,0 +1,193 @@
+"""Cases of the peers' catalogue whose calls are JSON lists: Phi-4-mini (vLLM's
+``test_phi4mini_tool_parser.py`` with ``common_tests.py``), xLAM (``test_xlam_tool_parser.py``),
+Hunyuan-A13B and Jamba (``test_hunyuan_a13b_tool_parser.py``, ``test_jamba_tool_parser.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from peer_cases import PeerCase
+
+PHI = "microsoft/Phi-4-mini-instruct"
+DROPS_TEXT = "we differ: vLLM drops the text around the calls; it is the model's text here"
+
+TYPES = {
+    "string_field": "hello",
+    "int_field": 42,
+    "float_field": 3.14,
+    "bool_field": True,
+    "null_field": None,
+    "array_field": ["a", "b", "c"],
+    "object_field": {"nested": "value"},
+    "empty_array": [],
+    "empty_object": {},
+}
+ESCAPED = {
+    "quoted": 'He said "hello"',
+    "path": "C:\\Users\\file.txt",
+    "newline": "line1\nline2",
+    "unicode": "emoji: 🎉",
+}
+TOKYO = {"city": "Tokyo"}
+TOKYO_CALL = '{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+
+
+def case(
+    name: str,
+    provider: str,
+    model: str,
+    text: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    content: str = "",
+    **kw: Any,
+) -> PeerCase:
+    return PeerCase(f"vllm:{name}", provider, model, text, calls, content, **kw)
+
+
+def phi(
+    name: str, text: str, calls: list[tuple[str, dict[str, Any]]], content: str = ""
+) -> PeerCase:
+    return case(f"{name} (Phi-4-mini)", "phi4_mini", PHI, text, calls, content)
+
+
+PHI4_MINI = [
+    phi(
+        "test_no_tool_calls",
+        "This is a regular response without any tool calls.",
+        [],
+        "This is a regular response without any tool calls.",
+    ),
+    phi("test_single_tool_call_simple_args", f"functools[{TOKYO_CALL}]", [("get_weather", TOKYO)]),
+    phi(
+        "test_parallel_tool_calls",
+        f'functools[\n  {TOKYO_CALL},\n  {{"name": "get_time", "arguments": {{"timezone": '
+        '"Asia/Tokyo"}}\n]',
+        [("get_weather", TOKYO), ("get_time", {"timezone": "Asia/Tokyo"})],
+    ),
+    phi(
+        "test_various_data_types",
+        "functools[" + json.dumps({"name": "test_function", "arguments": TYPES}, indent=2) + "]",
+        [("test_function", TYPES)],
+    ),
+    phi(
+        "test_empty_arguments",
+        'functools[{"name": "refresh", "arguments": {}}]',
+        [("refresh", {})],
+    ),
+    case(
+        "test_surrounding_text (Phi-4-mini)",
+        "phi4_mini",
+        PHI,
+        f"Let me check the weather for you.\nfunctools[{TOKYO_CALL}]\nWould you like to know more?",
+        [("get_weather", TOKYO)],
+        "Let me check the weather for you.\n\nWould you like to know more?",
+        note=DROPS_TEXT,
+    ),
+    phi(
+        "test_escaped_strings",
+        "functools["
+        + json.dumps({"name": "test_function", "arguments": ESCAPED}, indent=2, ensure_ascii=False)
+        + "]",
+        [("test_function", ESCAPED)],
+    ),
+    # vLLM's malformed inputs (its check is only that none raises): each is the model's text,
+    # but a name without arguments, which is a call without arguments (vLLM fails on the
+    # missing key). [0], a call cut off, keeps what arrived: tests/parsers/test_phi4_mini.py.
+    *(
+        phi(f"test_malformed_input[{i}]", text, [], text)
+        for i, text in (
+            (1, 'functools[{"name": "func", "arguments": "not a dict"}]'),
+            (2, 'functools{"name": "func"}'),
+            (4, "functools[] This is just text"),
+            (5, "functools[ This is just text ]"),
+        )
+    ),
+    phi("test_malformed_input[3]", 'functools[{"name": "func"}]', [("func", {})]),
+]
+
+XLAM = "Salesforce/Llama-xLAM-2-8b-fc-r"
+OBJ = {"type": "object"}
+XLAM_TOOLS = {"get_current_weather": OBJ, "a": OBJ, "b": OBJ}
+DALLAS = {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}
+ORLANDO = {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}
+
+
+def weather(arguments: dict[str, Any]) -> str:
+    return json.dumps({"name": "get_current_weather", "arguments": arguments}, ensure_ascii=False)
+
+
+def xlam(
+    name: str, text: str, calls: list[tuple[str, dict[str, Any]]], content: str = "", **kw: Any
+) -> PeerCase:
+    return case(f"{name} (xLAM)", "xlam", XLAM, text, calls, content, tools=XLAM_TOOLS, **kw)
+
+
+XLAM_CASES = [
+    xlam("test_extract_tool_calls_no_tools", "This is a test", [], "This is a test"),
+    xlam(
+        "test_extract_tool_calls[parallel_tool_calls]",
+        f"[{weather(DALLAS)}, {weather(ORLANDO)}]",
+        [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)],
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_think_tag]",
+        f"<think>I'll help you with that.</think>[{weather(DALLAS)}]",
+        [("get_current_weather", DALLAS)],
+        reasoning="I'll help you with that.",
+        fields=("content",),
+        note="we differ: the think block the content starts with is reasoning (think_tags)",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_json_code_block]",
+        f"I'll help you with that.\n```json\n[{weather(DALLAS)}]\n```",
+        [("get_current_weather", DALLAS)],
+        "I'll help you with that.\n",
+        note="we differ: the text before the fence is kept as written, its newline too",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_tool_calls_tag]",
+        f"I'll check the weather for you.[TOOL_CALLS][{weather(DALLAS)}]",
+        [("get_current_weather", DALLAS)],
+        "I'll check the weather for you.",
+    ),
+    xlam(
+        "test_extract_tool_calls[single_tool_with_tool_call_xml_tags]",
+        f"I'll help you check the weather.<tool_call>[{weather(DALLAS)}]</tool_call>",
+        [("get_current_weather", DALLAS)],
+        "I'll help you check the weather.",
+    ),
+    xlam(
+        "test_extract_tool_calls_list_structure",
+        f"[{weather({'city': 'Seattle', 'state': 'WA', 'unit': 'celsius'})}]",
+        [("get_current_weather", {"city": "Seattle", "state": "WA", "unit": "celsius"})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_incremental[single_tool_with_json_code_block]",
+        f"```json\n[{weather(DALLAS)}]\n```",
+        [("get_current_weather", DALLAS)],
+    ),
+    xlam(
+        "test_extract_tool_calls_non_ascii",
+        f"[{weather({'city': '北京'})}, {weather({'city': '上海'})}]",
+        [("get_current_weather", {"city": "北京"}), ("get_current_weather", {"city": "上海"})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_one_empty_args_tool[first]",
+        '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 42}}]',
+        [("a", {}), ("b", {"x": 42})],
+    ),
+    xlam(
+        "test_extract_tool_calls_streaming_one_empty_args_tool[last]",
+        '[{"name": "a", "arguments": {"x": 42}}, {"name": "b", "arguments": {}}]',
+        [("a", {"x": 42}), ("b", {})],
+    ),
+    xlam(
+        "a JSON list in an answer names no offered tool",
+        'The users: [{"name": "Alice", "arguments": {}}] and ```json\n[1]\n```',
+        [],
+        'The users: [{"name": "Alice", "arguments": {}}] and ```json\n[1]\n```',
+    ),
+]
+
+CASES = [*PHI4_MINI, *XLAM_CASES]
