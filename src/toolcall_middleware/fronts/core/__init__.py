@@ -39,7 +39,7 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure
-from .fastpath import core_event, fast_events
+from .fastpath import fast_events
 from .frontstream import EventStream, FrontStream, Translator
 from .reader import ChatReader, decode_chunk
 from .responder import FrontResponder
@@ -61,7 +61,6 @@ __all__ = [
     "Translator",
     "UpstreamError",
     "UpstreamFailure",
-    "core_event",
     "decode_chunk",
     "fast_events",
 ]

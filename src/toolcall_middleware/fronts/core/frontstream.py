@@ -17,7 +17,7 @@ import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import FastEvent, core_event, fast_events
+from .fastpath import FastEvent, fast_events
 from .plumbing import Output, Reply, event_head, large_events, named_events
 from .reader import ChatReader
 from .templates import Encoder, EventTemplate, Maker
@@ -274,7 +274,7 @@ class EventStream:
         translator = self.translator
 
         def general(kind: int, text: str) -> bytes:  # what the translator declined
-            data = self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            data = self.out(translator._translate([translator.reader.core_event(kind, text)]))
             return data if isinstance(data, bytes) else b"".join(data)
 
         return fast_events(translator.reader, translator.fast_delta, general, translator)

@@ -180,7 +180,7 @@ class GeminiStream:
         return b"" if kind == ARGUMENTS else self._text_part(kind == REASONING, text)
 
     def _fast_general(self, kind: int, text: str) -> bytes:
-        return self._events([core.core_event(self.reader, kind, text)])
+        return self._events([self.reader.core_event(kind, text)])
 
     # --- core events -> Gemini --------------------------------------------------------------
 
