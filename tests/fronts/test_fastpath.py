@@ -1,4 +1,4 @@
-"""The fronts' fast path against its one rule (``fronts/core/fastpath.py``): it yields exactly
+"""The fronts' fast path against its one rule (``fronts/core/fast_path.py``): it yields exactly
 the bytes the general path would, or declines. Every front is driven through a real
 ``FrontResponder`` with the same upstream stream twice, fast path on and off, and must send the
 same bytes; the streams are hostile (non-canonical JSON, changing ids, usage, finishes,
@@ -31,12 +31,12 @@ from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 from toolcall_middleware.fronts.anthropic.middleware import AnthropicStream
 from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
 from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
-from toolcall_middleware.fronts.core import fastpath
-from toolcall_middleware.fronts.core.frontstream import EventStream
-from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
+from toolcall_middleware.fronts.core import fast_path as fastpath
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
 from toolcall_middleware.fronts.core.templates import EventTemplate
+from toolcall_middleware.fronts.core.translator import EventStream
+from toolcall_middleware.fronts.core.wire import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream

@@ -11,7 +11,7 @@ calls waiting their turn, each stay under ``max_arguments_bytes``; past it the a
 an ``UpstreamError``.
 
 The usual chunk (one text, or one more piece of the open call's arguments) can also be read
-from its SSE event's bytes, undecoded (``read_fast``; ``fastpath.py`` states its rule), once
+from its SSE event's bytes, undecoded (``read_fast``; ``fast_path.py`` states its rule), once
 the reader has learnt the stream's chunk template (``learn``).
 """
 
@@ -39,7 +39,7 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure, from_stream_error
-from .fastpath import FastChunkReading
+from .fast_path import FastChunkReading
 from .finish import failure, outcome
 from .undecoded import HeldBytes, UndecodedChoices, cleaned, decoded_chunks, undecoded_chunk
 

@@ -22,11 +22,12 @@ from ...handoff import KEY as HANDED
 from ...metrics import Metrics
 from ...sse import SSEDecoder, SSEEvent
 from .failures import UpstreamFailure, bad_upstream, from_response
-from .fastpath import FastEvent, handed_chunk
-from .frontstream import FrontStream
-from .plumbing import SSE_HEADERS, Headers, Output, Reply, send_reply
+from .fast_path import FastEvent, handed_chunk
+from .pipeline import Reply, send_reply
 from .reader import decode_body, decode_chunk
+from .translator import FrontStream
 from .undecoded import report_replaced
+from .wire import SSE_HEADERS, Headers, Output
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 

@@ -1,4 +1,4 @@
-"""The byte templates the fronts' fast path writes its events from (``fastpath.py`` states the
+"""The byte templates the fronts' fast path writes its events from (``fast_path.py`` states the
 rule they follow): ``EventTemplate``, the bytes of one kind of wire event around a number and a
 text, proved on the very builder the general path uses.
 """

@@ -27,9 +27,9 @@ from typing import Any, Literal, cast
 import orjson
 
 from .. import core
-from ..core.fastpath import ARGUMENTS, REASONING
+from ..core.fast_path import ARGUMENTS, REASONING
 from ..core.large import Escapes, dumps_large
-from ..core.plumbing import Reply, json_reply
+from ..core.pipeline import Reply, json_reply
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from . import signature
 from .errors import GeminiError, from_failure

@@ -28,12 +28,12 @@ from ..core.events import (
     UpstreamError,
 )
 from ..core.failures import UpstreamFailure
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import outcome
-from ..core.frontstream import Translator
-from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from ..core.templates import EventTemplate
+from ..core.translator import Translator
+from ..core.wire import LARGE_STRING
 from . import items
 from .errors import stream_error
 from .items import OpenItem
@@ -95,7 +95,7 @@ class ResponseTranslator(Translator):
         #: ``_client_name`` per name the upstream called, once known.
         self._call_names: dict[str, tuple[str | None, str, bool]] = {}
         #: The fast path's delta event of the open item or function call: the kind of text it
-        #: takes (``fastpath.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
+        #: takes (``fast_path.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
         #: a call, whose arguments the reader keeps).
         self._fast_kind = -1

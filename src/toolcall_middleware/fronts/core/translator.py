@@ -3,7 +3,7 @@ through a ``ChatReader`` and turns the core's events into its API's ``(type, dat
 an ``EventStream`` is the ``FrontStream`` the responder drives, encoding those events for the
 client when it streams (``event:``-named SSE by default) and collecting them when not.
 
-An ``EventStream`` also takes the usual upstream event on the fast path (``fastpath.py``): the
+An ``EventStream`` also takes the usual upstream event on the fast path (``fast_path.py``): the
 reader reads its text undecoded, and the translator's ``fast_delta`` hook, when a front gives
 one, renders its own event from byte templates.
 """
@@ -17,17 +17,18 @@ import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import FastEvent, fast_events
-from .plumbing import Output, Reply, event_head, large_events, named_events
+from .fast_path import FastEvent, fast_events
+from .pipeline import Reply
 from .reader import ChatReader
 from .templates import Encoder, EventTemplate, Maker
+from .wire import Output, event_head, large_events, named_events
 
 WireEvent = tuple[str, dict[str, Any]]
 
 
 class FrontStream(Protocol):
     """One response of a front, sans-I/O. Methods return the bytes to send when streaming
-    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
+    (``pipeline.Output``: bytes, or pieces made as they are sent)."""
 
     #: The client asked for a stream.
     stream: bool
@@ -46,7 +47,7 @@ class FrontStream(Protocol):
     def chunk(self, chunk: Mapping[str, Any]) -> Output:
         """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
         process handed a reading of it, only what a front reads of such a chunk (its one
-        choice and delta, ``fastpath.handed_chunk``)."""
+        choice and delta, ``fast_path.handed_chunk``)."""
 
     def completion(self, completion: Mapping[str, Any]) -> Output:
         """A whole upstream ``chat.completion``."""
@@ -100,7 +101,7 @@ class Translator:
         answer ends with a failure now): forget what they counted that the failure's events
         would count on (a sequence number, say)."""
 
-    # --- the fast path (``fastpath.py``) -----------------------------------------------------
+    # --- the fast path (``fast_path.py``) -----------------------------------------------------
 
     #: How the stream encodes this translator's events (``EventStream`` sets it), so event
     #: templates are made with the very encoder the general path uses.
@@ -111,7 +112,7 @@ class Translator:
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """The hook a front gives to send the usual event without building it: the bytes the
         stream would send for the one core event the reader just read, a ``ReasoningDelta``,
-        a content ``TextDelta`` or the open call's ``CallArgs`` (``kind``: ``fastpath``'s
+        a content ``TextDelta`` or the open call's ``CallArgs`` (``kind``: ``fast_path``'s
         ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
         on as ``_translate`` moves it; or ``None``, nothing changed, for the general path.
         Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must
@@ -247,14 +248,14 @@ class EventStream:
             data = self.encode(events, large=large)
         except orjson.JSONEncodeError:
             # What orjson refuses to write (a value nested past its 255 levels) the standard
-            # library writes, as ``plumbing.dumps`` does.
+            # library writes, as ``pipeline.dumps`` does.
             data = self.encode(events, large=True)
         self._ended = translator.done
         return data
 
     def _large(self, events: list[WireEvent]) -> Iterator[bytes]:
         """``out`` for events that hold a large string: their pieces as they are written, the
-        answer ``done`` once the last is (``plumbing.large_events``)."""
+        answer ``done`` once the last is (``pipeline.large_events``)."""
         try:
             yield from large_events(events)
         except Exception:
@@ -262,7 +263,7 @@ class EventStream:
             raise
         self._ended = self.translator.done
 
-    # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
+    # --- the fast path (``fast_path.py``): the responder's hooks -------------------------------
 
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
         """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
@@ -270,7 +271,7 @@ class EventStream:
             self.translator.reader.learn(data, chunk)
 
     def _fast_events(self) -> FastEvent | None:
-        """``fast_event`` (see ``fastpath.fast_events``): this stream's translator renders."""
+        """``fast_event`` (see ``fast_path.fast_events``): this stream's translator renders."""
         translator = self.translator
 
         def general(kind: int, text: str) -> bytes:  # what the translator declined
