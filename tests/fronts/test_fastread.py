@@ -12,7 +12,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from toolcall_middleware.fronts.core import CallArgs, ChatReader, Event, ReasoningDelta, TextDelta
+from toolcall_middleware.fronts.core import ArgsDelta, ChatReader, Event, ReasoningDelta, TextDelta
 from toolcall_middleware.fronts.core.fast_path import ARGUMENTS, CONTENT, NOTHING, REASONING
 from toolcall_middleware.sse import SSEDecoder
 
@@ -51,7 +51,7 @@ def _read(reader: ChatReader, bodies: list[bytes], way: str, out: list[Event]) -
             elif kind == ARGUMENTS:
                 index = reader.open_call_index
                 assert index is not None
-                out.append(CallArgs(index, text))
+                out.append(ArgsDelta(index, text))
             else:
                 assert kind == NOTHING
             continue

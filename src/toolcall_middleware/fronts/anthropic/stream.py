@@ -127,8 +127,8 @@ class StreamTranslator(Translator):
             if self.done:
                 break
             kind = type(event)
-            if kind is core.CallArgs:
-                assert isinstance(event, core.CallArgs)
+            if kind is core.ArgsDelta:
+                assert isinstance(event, core.ArgsDelta)
                 if len(event.fragment) >= LARGE_STRING:
                     self.large = True
                 self._count(event.fragment)
@@ -137,15 +137,15 @@ class StreamTranslator(Translator):
             elif kind is core.TextDelta or kind is core.ReasoningDelta:
                 assert isinstance(event, (core.TextDelta, core.ReasoningDelta))
                 self._text("text" if kind is core.TextDelta else "thinking", event.text, out)
-            elif kind is core.CallStart:
-                assert isinstance(event, core.CallStart)
+            elif kind is core.CallOpened:
+                assert isinstance(event, core.CallOpened)
                 self._close(out)
                 self._open = "tool_use"
                 tool_id = ids.encode(event.id) if event.upstream_id else event.id
                 block = {"type": "tool_use", "id": tool_id, "name": event.name, "input": {}}
                 out.append(self._block_start(block))
-            elif kind is core.CallEnd:
-                assert isinstance(event, core.CallEnd)
+            elif kind is core.CallClosed:
+                assert isinstance(event, core.CallClosed)
                 if self.buffer_tool_input:
                     if len(event.text) >= LARGE_STRING:
                         self.large = True

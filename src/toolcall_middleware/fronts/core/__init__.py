@@ -30,9 +30,9 @@ A front is a request translator plus an encoder of the core's events:
 from __future__ import annotations
 
 from .events import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     Event,
     Finish,
     ReasoningDelta,
@@ -47,9 +47,9 @@ from .templates import EventTemplate
 from .translator import EventStream, FrontStream, Translator
 
 __all__ = [
-    "CallArgs",
-    "CallEnd",
-    "CallStart",
+    "ArgsDelta",
+    "CallClosed",
+    "CallOpened",
     "ChatReader",
     "Event",
     "EventStream",

@@ -29,10 +29,10 @@ from ...deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL
 from ...fast_path import TEMPLATE_TRIES
 from ...handoff import Handed
 from ...native_calls import NativeToolCalls
-from .events import CallArgs, Event, ReasoningDelta, TextDelta
+from .events import ArgsDelta, Event, ReasoningDelta, TextDelta
 
 #: What ``ChatReader.read_fast`` read: the kind of the one core event the general path reads
-#: from the chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``CallArgs`` of the open
+#: from the chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``ArgsDelta`` of the open
 #: call), or ``NOTHING`` when it reads none.
 REASONING, CONTENT, ARGUMENTS, NOTHING = 0, 1, 2, 3
 
@@ -185,7 +185,7 @@ class FastChunkReading:
         if kind == ARGUMENTS:
             call = self._open
             assert call is not None  # (the call it was a piece of)
-            return CallArgs(call.index, text)
+            return ArgsDelta(call.index, text)
         return ReasoningDelta(text) if kind == REASONING else TextDelta(text)
 
     def _arguments(self, index: int, fragment: str) -> tuple[int, str] | None:

@@ -195,15 +195,15 @@ class GeminiStream:
                 out.append(self._text_part(False, cast(core.TextDelta, event).text))
             elif kind is core.ReasoningDelta:
                 out.append(self._text_part(True, cast(core.ReasoningDelta, event).text))
-            elif kind is core.CallEnd:
-                call = cast(core.CallEnd, event)
+            elif kind is core.CallClosed:
+                call = cast(core.CallClosed, event)
                 self._count(call.text)
                 out.append(self._chunk(dump(self._call_part(call), len(call.text))))
             elif kind is core.Finish:
                 out.append(self._finish(cast(core.Finish, event)))
             elif kind is core.UpstreamError:
                 out.append(self.fail(cast(core.UpstreamError, event).failure))
-            # CallStart and CallArgs: the reader holds the arguments until the call ends.
+            # CallOpened and ArgsDelta: the reader holds the arguments until the call ends.
         return b"".join(out)
 
     def _gather(self, events: list[core.Event]) -> None:
@@ -219,7 +219,7 @@ class GeminiStream:
                 if self.include_thoughts:
                     self._held += len(event.text)
                     self._thoughts.append(event.text)
-            elif isinstance(event, core.CallEnd):
+            elif isinstance(event, core.CallClosed):
                 self._count(event.text)
                 self._held += len(event.text)
                 self._calls.append(self._call_part(event))
@@ -253,7 +253,7 @@ class GeminiStream:
             return self._head + parts + self._tail
         return b"\n," + self._head + parts + self._tail
 
-    def _call_part(self, call: core.CallEnd) -> dict[str, Any]:
+    def _call_part(self, call: core.CallClosed) -> dict[str, Any]:
         part: dict[str, Any] = {
             "functionCall": {"id": call.id, "name": call.name, "args": call.arguments}
         }

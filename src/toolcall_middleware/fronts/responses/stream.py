@@ -19,9 +19,9 @@ import orjson
 
 from .. import core
 from ..core.events import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     Finish,
     ReasoningDelta,
     TextDelta,
@@ -146,7 +146,7 @@ class ResponseTranslator(Translator):
             elif kind is TextDelta:
                 channel = event.channel  # type: ignore[union-attr]
                 self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is CallArgs:
+            elif kind is ArgsDelta:
                 call = self.call
                 if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
                     self.large = True
@@ -157,9 +157,9 @@ class ResponseTranslator(Translator):
                     out.append(
                         items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
-            elif isinstance(event, CallStart):
+            elif isinstance(event, CallOpened):
                 self._call_start(event, out)
-            elif isinstance(event, CallEnd):
+            elif isinstance(event, CallClosed):
                 self._call_end(event, out)
             elif isinstance(event, Finish):
                 out += self._finish(event)
@@ -263,7 +263,7 @@ class ResponseTranslator(Translator):
 
     # --- calls ------------------------------------------------------------------------------
 
-    def _call_start(self, event: core.CallStart, out: list[Event]) -> None:
+    def _call_start(self, event: core.CallOpened, out: list[Event]) -> None:
         if self.open is not None:
             out += self._close_text()
         namespace, name, custom = self._call_names.get(event.name) or self._client_name(event.name)
@@ -293,7 +293,7 @@ class ResponseTranslator(Translator):
         known = self._call_names[flat] = (namespace, name, flat in names.custom)
         return known
 
-    def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
+    def _call_end(self, event: core.CallClosed, out: list[Event]) -> None:
         item, self.call = self.call, None
         self._fast_kind = -1
         if item is None:
@@ -311,7 +311,7 @@ class ResponseTranslator(Translator):
         self._keep_done(index, item, len(raw))
 
     def _custom_call_end(
-        self, event: core.CallEnd, item: dict[str, Any], index: int, out: list[Event]
+        self, event: core.CallClosed, item: dict[str, Any], index: int, out: list[Event]
     ) -> None:
         """A custom call is sent whole at its end, its input unwrapped."""
         value = event.arguments.get("input")
