@@ -64,9 +64,16 @@ class FrontStream(Protocol):
     def error(self, failure: UpstreamFailure) -> Reply:
         """The reply for a failure before anything was streamed."""
 
-    # A front may also have ``async def settle(self) -> Output``: awaited once the answer is
-    # over (not after an ``error`` reply), before the response ends; the bytes it returns are
-    # the stream's last (the Responses front stores the response there).
+    async def settle(self) -> Output:
+        """Awaited once the answer is over (not after an ``error`` reply), before the response
+        ends; the bytes it returns are the stream's last (the Responses front stores the
+        response there; ``b""`` for the others)."""
+
+    #: The fast path (``fast_path.UsualEvents.event``) while streaming, else ``None``.
+    fast_event: FastEvent | None
+
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """``data`` is the JSON of ``chunk``, about to be fed: the fast path may learn from it."""
 
 
 class Translator:
@@ -269,6 +276,9 @@ class EventStream:
         """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
         if self.fast_event is not None:
             self.translator.reader.learn(data, chunk)
+
+    async def settle(self) -> Output:
+        return b""
 
     def _fast_events(self) -> FastEvent | None:
         """``fast_event`` (see ``fast_path.fast_events``): this stream's translator renders."""

@@ -31,6 +31,7 @@ from ..core.fast_path import ARGUMENTS, REASONING
 from ..core.large import Escapes, dumps_large
 from ..core.pipeline import Reply, json_reply
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.wire import Output
 from . import signature
 from .errors import GeminiError, from_failure
 from .request import GeminiRequest
@@ -168,6 +169,9 @@ class GeminiStream:
 
     def error(self, failure: core.UpstreamFailure) -> Reply:
         return error_reply(from_failure(failure), failure.retry_after)
+
+    async def settle(self) -> Output:
+        return b""
 
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
         """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
