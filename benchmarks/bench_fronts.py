@@ -2,11 +2,13 @@
 
 The same synthetic Kimi K2 sessions as ``bench_stream.py`` (thinking, two calls per round in
 reasoning markup, answer text) go through ``ToolCallMiddleware`` alone (the chat path) and
-through ``ResponsesMiddleware`` / ``AnthropicMiddleware`` around it. For 1k, 10k and 100k upstream
-events it prints µs per event of each, what the front adds (front - chat), and how that added
-cost at the largest size compares with the smallest (flat: about 1.0).
+through ``ResponsesMiddleware`` / ``AnthropicMiddleware`` / ``GeminiMiddleware`` around it (Gemini
+as gemini-cli asks: ``alt=sse``, thoughts included). For 1k, 10k and 100k upstream events it
+prints µs per event of each, what the front adds (front - chat), and how that added cost at the
+largest size compares with the smallest (flat: about 1.0). ``count_fronts.py`` gives the same
+added cost in instructions, which a loaded machine does not blur.
 
-    python benchmarks/bench_fronts.py [--sizes 1000,10000,100000]
+    python benchmarks/bench_fronts.py [--sizes 1000,10000,100000] [--fronts responses,gemini]
 """
 
 from __future__ import annotations
@@ -23,16 +25,23 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_stream import MODEL, build_events, upstream
 
-from toolcall_middleware import AnthropicMiddleware, ResponsesMiddleware, ToolCallMiddleware
+from toolcall_middleware import (
+    AnthropicMiddleware,
+    GeminiMiddleware,
+    ResponsesMiddleware,
+    ToolCallMiddleware,
+)
 from toolcall_middleware.asgi import Message
 
 TOOLS = [
     {"name": n, "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}
     for n in ("bash", "read")
 ]
-REQUESTS = {
+#: Per app: its path, query string and request.
+REQUESTS: dict[str, tuple[str, bytes, dict[str, Any]]] = {
     "chat": (
         "/v1/chat/completions",
+        b"",
         {
             "model": MODEL,
             "stream": True,
@@ -42,6 +51,7 @@ REQUESTS = {
     ),
     "responses": (
         "/v1/responses",
+        b"",
         {
             "model": MODEL,
             "stream": True,
@@ -51,6 +61,7 @@ REQUESTS = {
     ),
     "anthropic": (
         "/v1/messages",
+        b"",
         {
             "model": MODEL,
             "stream": True,
@@ -59,11 +70,43 @@ REQUESTS = {
             "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in TOOLS],
         },
     ),
+    "gemini": (
+        f"/v1beta/models/{MODEL}:streamGenerateContent",
+        b"alt=sse",
+        {
+            "contents": [{"role": "user", "parts": [{"text": "go"}]}],
+            "tools": [{"functionDeclarations": TOOLS}],
+            "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
+        },
+    ),
 }
+FRONTS = ("responses", "anthropic", "gemini")
+#: The session ends as a model's does: a finish reason, then usage (without them a front ends
+#: its stream with an error, which is not the path measured here).
+END = [
+    b"data: " + orjson.dumps(doc) + b"\n\n"
+    for doc in (
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": MODEL,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        },
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": MODEL,
+            "choices": [],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+    )
+]
 
 
-async def drive(app: Callable[..., Any], path: str, body: bytes) -> int:
-    scope = {"type": "http", "method": "POST", "path": path, "headers": []}
+async def drive(app: Callable[..., Any], path: str, query: bytes, body: bytes) -> int:
+    scope = {"type": "http", "method": "POST", "path": path, "headers": [], "query_string": query}
     received = 0
     sent = False
 
@@ -84,30 +127,38 @@ async def drive(app: Callable[..., Any], path: str, body: bytes) -> int:
 
 
 async def timed(app: Callable[..., Any], front: str) -> float:
-    path, doc = REQUESTS[front]
+    path, query, doc = REQUESTS[front]
     start = anyio.current_time()
-    assert await drive(app, path, orjson.dumps(doc)) > 0
+    assert await drive(app, path, query, orjson.dumps(doc)) > 0
     return anyio.current_time() - start
 
 
-def measure(deltas: int) -> dict[str, float]:
-    """Best time per event of each app, their runs interleaved (chat, Responses, Anthropic,
-    then again), so that what the machine does meanwhile weighs on each alike: the added
-    cost is a difference of two timings."""
-    events = build_events(deltas)
-    repeat = {1000: 30, 10_000: 8}.get(deltas, 3)
-    chat = ToolCallMiddleware(upstream(events), provider="kimi_k2", metrics=False)
-    apps: dict[str, Callable[..., Any]] = {
+def apps(deltas: int, fronts: tuple[str, ...] = FRONTS) -> dict[str, Callable[..., Any]]:
+    """The chat path over a session of ``deltas`` events, and each front around it."""
+    chat = ToolCallMiddleware(
+        upstream(build_events(deltas) + END), provider="kimi_k2", metrics=False
+    )
+    made: dict[str, Callable[..., Any]] = {
         "chat": chat,
         # (the response store's cost is per request, measured by bench_store.py)
         "responses": ResponsesMiddleware(chat, keepalive_interval=0, store="off"),
         "anthropic": AnthropicMiddleware(chat, ping_interval=0),
+        "gemini": GeminiMiddleware(chat),
     }
+    return {name: app for name, app in made.items() if name == "chat" or name in fronts}
+
+
+def measure(deltas: int, fronts: tuple[str, ...] = FRONTS) -> dict[str, float]:
+    """Best time per event of each app, their runs interleaved (chat, then each front, then
+    again), so that what the machine does meanwhile weighs on each alike: the added cost is a
+    difference of two timings."""
+    repeat = {1000: 30, 10_000: 8}.get(deltas, 3)
+    running = apps(deltas, fronts)
 
     async def runs() -> dict[str, float]:
-        best = dict.fromkeys(apps, float("inf"))
+        best = dict.fromkeys(running, float("inf"))
         for _ in range(repeat):
-            for name, app in apps.items():
+            for name, app in running.items():
                 best[name] = min(best[name], await timed(app, name))
         return best
 
@@ -117,23 +168,22 @@ def measure(deltas: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--fronts", default=",".join(FRONTS))
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    fronts = tuple(f for f in args.fronts.split(",") if f)
     print("µs per upstream event, best of several runs")
-    print(
-        f"{'events':>8} {'chat':>7} {'responses':>10} {'added':>7} {'anthropic':>10} {'added':>7}"
-    )
+    print(f"{'events':>8} {'chat':>7}" + "".join(f" {f:>10} {'added':>7}" for f in fronts))
     added: dict[int, dict[str, float]] = {}
     for size in sizes:
-        r = measure(size)
-        added[size] = {f: r[f] - r["chat"] for f in ("responses", "anthropic")}
+        r = measure(size, fronts)
+        added[size] = {f: r[f] - r["chat"] for f in fronts}
         print(
-            f"{size:>8} {r['chat']:>7.2f} {r['responses']:>10.2f} "
-            f"{added[size]['responses']:>7.2f} {r['anthropic']:>10.2f} "
-            f"{added[size]['anthropic']:>7.2f}"
+            f"{size:>8} {r['chat']:>7.2f}"
+            + "".join(f" {r[f]:>10.2f} {added[size][f]:>7.2f}" for f in fronts)
         )
     if len(sizes) > 1:
-        for front in ("responses", "anthropic"):
+        for front in fronts:
             ratio = added[sizes[-1]][front] / added[sizes[0]][front]
             print(f"{front}: added cost at {sizes[-1]} vs {sizes[0]} events: {ratio:.2f}x")
 

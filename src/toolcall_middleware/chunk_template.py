@@ -119,16 +119,10 @@ class ChunkTemplate:
             return None
         return fields, text
 
-    def text(self, body: bytes) -> tuple[tuple[str, ...], bytes] | None:
-        """``read``'s fields and the text as JSON, for a body ``read`` reads; else ``None``.
-        (What the fronts' fast path reads today; ``read`` is the one reading.)"""
-        found = self.read(body)
-        return None if found is None else (found[0], orjson.dumps(found[1]))
-
 
 def one_text_choice(chunk: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     """``(index, delta)`` of a chunk with one choice, no finish and no usage, whose delta is
-    some text (which text shapes a template reads is ``ChunkTemplate.text``'s business)."""
+    some text (which text shapes a template reads is ``ChunkTemplate.read``'s business)."""
     choices = chunk.get("choices")
     if type(choices) is not list or len(choices) != 1 or "usage" in chunk:
         return None

@@ -16,7 +16,7 @@ import orjson
 from hypothesis import strategies as st
 
 from toolcall_middleware import lenient_json
-from toolcall_middleware.fronts.core.plumbing import LARGE_STRING
+from toolcall_middleware.fronts.core.wire import LARGE_STRING
 from toolcall_middleware.handoff import Handed
 
 #: Past the size where a front encodes with the standard library (which escapes non-ASCII).

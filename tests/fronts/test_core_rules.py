@@ -117,7 +117,7 @@ def test_stream_error_kinds() -> None:
 def test_large_documents_encode_to_the_same_json() -> None:
     import orjson
 
-    from toolcall_middleware.fronts.core.plumbing import dumps, named_events
+    from toolcall_middleware.fronts.core.wire import dumps, named_events
 
     doc = {"text": 'é 𝄞 \u2028 "q" \\ ' * 5000, "n": [1, 2.5, None, True], "e": {}}
     assert orjson.loads(dumps(doc, large=True)) == orjson.loads(dumps(doc)) == doc

@@ -1,4 +1,4 @@
-"""The fronts' fast path against its one rule (``fronts/core/fastpath.py``): it yields exactly
+"""The fronts' fast path against its one rule (``fronts/core/fast_path.py``): it yields exactly
 the bytes the general path would, or declines. Every front is driven through a real
 ``FrontResponder`` with the same upstream stream twice, fast path on and off, and must send the
 same bytes; the streams are hostile (non-canonical JSON, changing ids, usage, finishes,
@@ -31,12 +31,12 @@ from toolcall_middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 from toolcall_middleware.fronts.anthropic.middleware import AnthropicStream
 from toolcall_middleware.fronts.anthropic.options import AnthropicOptions
 from toolcall_middleware.fronts.anthropic.request import translate_request as anthropic_request
-from toolcall_middleware.fronts.core import fastpath
-from toolcall_middleware.fronts.core.frontstream import EventStream, Translator
-from toolcall_middleware.fronts.core.plumbing import SSE_HEADERS, named_events
+from toolcall_middleware.fronts.core import fast_path as fastpath
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
-from toolcall_middleware.fronts.core.templates import ITEM_ID, ITEM_INDEX, EventTemplate, ItemSlots
+from toolcall_middleware.fronts.core.templates import EventTemplate
+from toolcall_middleware.fronts.core.translator import EventStream
+from toolcall_middleware.fronts.core.wire import SSE_HEADERS, named_events
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream
@@ -502,152 +502,3 @@ def test_no_template_unless_the_number_and_text_are_placed_as_given(
     make: Callable[[int, str], dict[str, Any]],
 ) -> None:
     assert EventTemplate.build(named_events, "k", make) is None
-
-
-def _item_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
-    return lambda seq, text: {
-        "type": "delta",
-        "sequence_number": seq,
-        "item_id": item_id,
-        "output_index": index,
-        "content_index": 0,
-        "delta": text,
-    }
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    items=st.lists(
-        st.tuples(
-            st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_[0-9]{1,3}", fullmatch=True),
-            st.integers(0, 1 << 40),
-        ),
-        min_size=1,
-        max_size=5,
-    ),
-    number=st.integers(0, 1 << 62),
-    text=st.text(),
-)
-def test_item_templates_render_what_each_item_s_own_template_does(
-    items: list[tuple[str, int]], number: int, text: str
-) -> None:
-    translator = Translator()
-    for item_id, index in items:
-        template = translator.item_template("delta", _item_delta, item_id, index, alike="t")
-        assert template is not None
-        assert template.render(number, text) == named_events(
-            [("delta", _item_delta(item_id, index)(number, text))]
-        )
-    assert translator._item_slots[("delta", "t")] is not None  # one template for the stream
-
-
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda i, n: _item_delta(i.upper(), n),  # not the id as given
-        lambda i, n: _item_delta(i, n + 1),  # not the index as given
-    ],
-)
-def test_items_not_built_alike_get_their_own_template(
-    make: Callable[[str, int], Callable[[int, str], dict[str, Any]]],
-) -> None:
-    translator = Translator()
-    for item_id, index in (("rs_ab_1", 1), ("msg_ab_2", 2), ("fc_ab_0", 0)):
-        template = translator.item_template("delta", make, item_id, index, alike="t")
-        assert template is not None
-        assert template.render(5, 'é"') == named_events([("delta", make(item_id, index)(5, 'é"'))])
-    assert translator._item_slots[("delta", "t")] is None
-
-
-def _typed_delta(kind: Any) -> Callable[[str, int], Callable[[int, str], dict[str, Any]]]:
-    """A builder of ``_item_delta``s of another ``type``, closing over it."""
-    return lambda item_id, index: (
-        lambda seq, text: {
-            **_item_delta(item_id, index)(seq, text),
-            "type": kind,
-        }
-    )
-
-
-def test_a_proof_is_shared_by_streams_whose_builder_is_the_same_code_over_the_same_values(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(Translator, "_proved_slots", {})
-    first, second, third = Translator(), Translator(), Translator()
-    assert first.item_template("delta", _typed_delta("a"), "rs_x_0", 0, alike="t")
-    assert len(Translator._proved_slots) == 1
-    built: list[str] = []
-    template = Translator.template
-
-    def spy(self: Translator, kind: str, make: Any, **kw: Any) -> EventTemplate | None:
-        built.append(kind)
-        return template(self, kind, make, **kw)
-
-    monkeypatch.setattr(Translator, "template", spy)
-    # The same code over the same value: no template built, the first stream's slots.
-    made = second.item_template("delta", _typed_delta("a"), "msg_y_3", 3, alike="t")
-    assert built == [] and made is not None
-    expected = named_events([("delta", _typed_delta("a")("msg_y_3", 3)(9, 'é"'))])
-    assert made.render(9, 'é"') == expected
-    # Another value: proved again, and right.
-    made = third.item_template("delta", _typed_delta("b"), "msg_y_3", 3, alike="t")
-    assert built == ["delta", "delta"] and made is not None
-    expected = named_events([("delta", _typed_delta("b")("msg_y_3", 3)(9, 'é"'))])
-    assert made.render(9, 'é"') == expected
-    assert len(Translator._proved_slots) == 2
-
-
-def test_a_builder_closing_over_a_stream_s_objects_keeps_its_proof_in_that_stream(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(Translator, "_proved_slots", {})
-    for kind in (["a"], {"k": "a"}):
-        translator = Translator()
-        made = translator.item_template("delta", _typed_delta(kind), "rs_x_0", 0, alike="t")
-        assert made is not None and translator._item_slots[("delta", "t")] is not None
-    assert Translator._proved_slots == {}
-
-
-def _percent_delta(item_id: str, index: int) -> Callable[[int, str], dict[str, Any]]:
-    """``_item_delta`` with a ``%`` around each slot (the numbered pattern must escape it)."""
-    return lambda seq, text: {"p": "%d%%", **_item_delta(item_id, index)(seq, text), "q": "%s"}
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    prefix=st.from_regex(r"[a-z]{1,3}_[0-9a-f]{0,8}_", fullmatch=True),
-    indexes=st.lists(st.integers(0, 1 << 40), min_size=1, max_size=5),
-    number=st.integers(0, 1 << 62),
-    text=st.text(),
-)
-def test_numbered_item_templates_render_what_each_item_s_own_template_does(
-    prefix: str, indexes: list[int], number: int, text: str
-) -> None:
-    translator = Translator()
-    for make in (_item_delta, _percent_delta):
-        for index in indexes:
-            parts = translator.numbered_item_template(
-                "delta", make, prefix, index, alike=make.__name__
-            )
-            assert parts is not None
-            head, middle, tail = parts
-            expected = named_events([("delta", make(f"{prefix}{index}", index)(number, text))])
-            assert EventTemplate(head, middle, tail).render(number, text) == expected
-        assert translator._numbered_items[("delta", make.__name__, prefix)] is not None
-
-
-@pytest.mark.parametrize("prefix", ["é_", 'a"_', "a-b_", "a%d_", "a b_", "\u2028"])
-def test_ids_an_encoder_may_escape_get_no_numbered_template(prefix: str) -> None:
-    translator = Translator()
-    assert translator.numbered_item_template("delta", _item_delta, "rs_", 2, alike="t")
-    for index in (3, 4, 5):
-        parts = translator.numbered_item_template("delta", _item_delta, prefix, index, alike="t")
-        assert parts is not None  # the usual template, every time
-        expected = named_events([("delta", _item_delta(f"{prefix}{index}", index)(7, 'é"'))])
-        assert EventTemplate(*parts).render(7, 'é"') == expected
-    assert ("delta", "t", prefix) not in translator._numbered_items
-    sample = EventTemplate.build(named_events, "delta", _item_delta(ITEM_ID, ITEM_INDEX))
-    slots = None if sample is None else ItemSlots.split(sample)
-    assert slots is not None
-    assert slots.numbered(prefix) is None
-    assert slots.numbered("rs_") is not None

@@ -1,4 +1,4 @@
-"""``ChatReader``'s fast path against its rule (``fronts/core/fastpath.py``): reading an event
+"""``ChatReader``'s fast path against its rule (``fronts/core/fast_path.py``): reading an event
 from its bytes (``read_fast``), or from what the chat path handed of it (``read_handed``),
 gives the events ``feed`` gives for the decoded chunk and leaves the reader where ``feed`` does,
 or declines."""
@@ -12,8 +12,8 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from toolcall_middleware.fronts.core import CallArgs, ChatReader, Event, ReasoningDelta, TextDelta
-from toolcall_middleware.fronts.core.fastpath import ARGUMENTS, CONTENT, NOTHING, REASONING
+from toolcall_middleware.fronts.core import ArgsDelta, ChatReader, Event, ReasoningDelta, TextDelta
+from toolcall_middleware.fronts.core.fast_path import ARGUMENTS, CONTENT, NOTHING, REASONING
 from toolcall_middleware.sse import SSEDecoder
 
 from .hostile import event_lists, handed_of
@@ -51,7 +51,7 @@ def _read(reader: ChatReader, bodies: list[bytes], way: str, out: list[Event]) -
             elif kind == ARGUMENTS:
                 index = reader.open_call_index
                 assert index is not None
-                out.append(CallArgs(index, text))
+                out.append(ArgsDelta(index, text))
             else:
                 assert kind == NOTHING
             continue

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from native_support import odd_entries
 from toolcall_middleware.fronts.core import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     ChatReader,
     Event,
     Finish,
@@ -90,10 +90,10 @@ def test_a_call_from_start_to_end() -> None:
         ]
     )
     assert events == [
-        CallStart(0, "functions.bash:0", "bash", True),
-        CallArgs(0, '{"command": '),
-        CallArgs(0, '"ls"}'),
-        CallEnd(
+        CallOpened(0, "functions.bash:0", "bash", True),
+        ArgsDelta(0, '{"command": '),
+        ArgsDelta(0, '"ls"}'),
+        CallClosed(
             0,
             "functions.bash:0",
             "bash",
@@ -135,18 +135,18 @@ def test_a_choice_without_an_index_is_the_first(index: Any) -> None:
 def test_call_without_id_gets_a_generated_one_and_empty_arguments_are_an_object() -> None:
     events = read([chunk(call(0, name="now")), chunk(None, "stop")])
     start = events[0]
-    assert isinstance(start, CallStart) and start.id.startswith("gen_") and not start.upstream_id
+    assert isinstance(start, CallOpened) and start.id.startswith("gen_") and not start.upstream_id
     end = events[-2]
-    assert isinstance(end, CallEnd) and end.raw == "{}" and end.arguments == {}
+    assert isinstance(end, CallClosed) and end.raw == "{}" and end.arguments == {}
 
 
 def test_invalid_arguments_follow_the_one_policy() -> None:
     events = read([chunk(call(0, id="a", name="f", args='{"x": 1,}')), chunk(None, "stop")])
-    end = next(e for e in events if isinstance(e, CallEnd))
+    end = next(e for e in events if isinstance(e, CallClosed))
     assert end.raw == '{"x": 1,}' and end.problem == "invalid_json"
     assert end.arguments == {"input": '{"x": 1,}'} and end.text == '{"input":"{\\"x\\": 1,}"}'
     events = read([chunk(call(0, id="a", name="f", args="[1]")), chunk(None, "stop")])
-    end = next(e for e in events if isinstance(e, CallEnd))
+    end = next(e for e in events if isinstance(e, CallClosed))
     assert end.problem == "not_object" and end.arguments == {"input": "[1]"}
 
 
@@ -163,16 +163,16 @@ def test_interleaved_parallel_calls_come_out_one_after_another() -> None:
     )
     calls = [(type(e).__name__, getattr(e, "index", None)) for e in events]
     assert calls == [
-        ("CallStart", 0),
-        ("CallArgs", 0),
-        ("CallArgs", 0),
-        ("CallEnd", 0),
-        ("CallStart", 1),
-        ("CallArgs", 1),
-        ("CallEnd", 1),
+        ("CallOpened", 0),
+        ("ArgsDelta", 0),
+        ("ArgsDelta", 0),
+        ("CallClosed", 0),
+        ("CallOpened", 1),
+        ("ArgsDelta", 1),
+        ("CallClosed", 1),
         ("Finish", None),
     ]
-    ends = [e for e in events if isinstance(e, CallEnd)]
+    ends = [e for e in events if isinstance(e, CallClosed)]
     assert [e.arguments for e in ends] == [{"x": 1}, {"y": 2}]
 
 
@@ -180,7 +180,7 @@ def test_text_ends_the_open_call_and_later_fragments_are_dropped() -> None:
     reader = ChatReader(new_id)
     events = reader.feed(chunk(call(0, id="a", name="f", args='{"x": 1}')))
     events += reader.feed(chunk({"content": "after"}))
-    assert [type(e) for e in events] == [CallStart, CallArgs, CallEnd, TextDelta]
+    assert [type(e) for e in events] == [CallOpened, ArgsDelta, CallClosed, TextDelta]
     assert reader.feed(chunk(call(0, args='{"x": 1}'))) == []
     events = reader.feed(chunk(None, "tool_calls")) + reader.finish()
     assert reader.dropped_fragments == 1 and [type(e) for e in events] == [Finish]
@@ -237,15 +237,15 @@ def test_whole_completion() -> None:
     assert kinds == [
         "ReasoningDelta",
         "TextDelta",
-        "CallStart",
-        "CallArgs",
-        "CallEnd",
-        "CallStart",
-        "CallArgs",
-        "CallEnd",
+        "CallOpened",
+        "ArgsDelta",
+        "CallClosed",
+        "CallOpened",
+        "ArgsDelta",
+        "CallClosed",
         "Finish",
     ]
-    ends = [e for e in events if isinstance(e, CallEnd)]
+    ends = [e for e in events if isinstance(e, CallClosed)]
     assert [(e.id, e.arguments) for e in ends] == [("a", {"k": 1}), ("b", {})]
     assert events[-1] == Finish("tool_calls", {"total_tokens": 9}, None, True)
 
@@ -289,7 +289,7 @@ def test_a_queued_call_past_the_answer_cap_ends_the_answer_not_the_reader(end: s
     assert reader.done and reader.finish() == []
     # Under the cap, the same stream is read whole.
     events = _queued_call(max_answer_bytes=200).feed(chunk({"content": "after"}))
-    assert [type(e) for e in events] == [CallEnd, CallStart, CallArgs, CallEnd, TextDelta]
+    assert [type(e) for e in events] == [CallClosed, CallOpened, ArgsDelta, CallClosed, TextDelta]
 
 
 def test_arguments_held_for_a_nameless_call_are_capped() -> None:
@@ -308,10 +308,10 @@ def test_arguments_cut_anywhere_give_the_same_call(text: str, cuts: list[int]) -
     chunks = [chunk(call(0, id="a", name="f", args=""))]
     chunks += [chunk(call(0, args=p)) for p in pieces]
     events = read([*chunks, chunk(None, "stop")])
-    end = next(e for e in events if isinstance(e, CallEnd))
-    assert "".join(e.fragment for e in events if isinstance(e, CallArgs)) == text
+    end = next(e for e in events if isinstance(e, CallClosed))
+    assert "".join(e.fragment for e in events if isinstance(e, ArgsDelta)) == text
     whole = read([chunk(call(0, id="a", name="f", args=text)), chunk(None, "stop")])
-    assert end == next(e for e in whole if isinstance(e, CallEnd))
+    assert end == next(e for e in whole if isinstance(e, CallClosed))
 
 
 # --- One ``tool_calls`` entry, read without the loop over choices, as the loop reads it ------

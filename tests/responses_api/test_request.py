@@ -12,7 +12,7 @@ from toolcall_middleware.fronts.responses import (
     ResponsesError,
     translate_request,
 )
-from toolcall_middleware.fronts.responses.request import encode_reasoning
+from toolcall_middleware.fronts.responses.reasoning import encode_reasoning
 
 SHELL = {"type": "function", "name": "shell", "parameters": {"type": "object"}}
 

@@ -9,7 +9,7 @@ import orjson
 
 from toolcall_middleware.fronts.core.failures import UpstreamFailure
 from toolcall_middleware.fronts.responses import ResponseTranslator, translate_request
-from toolcall_middleware.fronts.responses.request import decode_reasoning
+from toolcall_middleware.fronts.responses.reasoning import decode_reasoning
 
 from .helpers import Event, check_events
 

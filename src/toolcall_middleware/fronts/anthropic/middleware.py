@@ -1,7 +1,7 @@
 """``AnthropicMiddleware``: the Anthropic Messages API in front of an OpenAI-compatible ASGI app.
 
 ``POST /v1/messages`` (``?beta=true`` too) is validated and translated into a ``POST
-/v1/chat/completions`` that goes to the wrapped app directly, in-process (``core.plumbing``).
+/v1/chat/completions`` that goes to the wrapped app directly, in-process (``core.pipeline``).
 Its answer (SSE or JSON, whichever it sends) is translated back, streaming as it arrives
 (``core.responder`` with this front's ``AnthropicStream``). ``POST /v1/messages/count_tokens``
 is answered locally (``core.tokens``). Everything else goes to the wrapped app untouched, so
@@ -18,9 +18,7 @@ from ...metrics import Metrics
 from ...request import replay_receive
 from ...sse import encode_event
 from ..core.failures import UpstreamFailure
-from ..core.frontstream import EventStream
-from ..core.plumbing import (
-    LARGE_STRING,
+from ..core.pipeline import (
     REQUEST_HEADERS,
     BodyTooLarge,
     ClientGone,
@@ -37,6 +35,8 @@ from ..core.plumbing import (
     upstream_scope,
 )
 from ..core.responder import FrontResponder
+from ..core.translator import EventStream
+from ..core.wire import LARGE_STRING
 from .errors import AnthropicError, from_failure, invalid_request
 from .message import MessageAssembler
 from .options import AnthropicOptions

@@ -23,13 +23,13 @@ import orjson
 from .. import core
 from ..core import ids
 from ..core.failures import UpstreamFailure
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import incomplete_message, outcome
-from ..core.frontstream import Translator
 from ..core.numbers import count
-from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
 from ..core.templates import EventTemplate
+from ..core.translator import Translator
+from ..core.wire import LARGE_STRING
 from . import thinking
 from .errors import AnthropicError, from_failure
 
@@ -73,7 +73,7 @@ class StreamTranslator(Translator):
         self.done = False
         self._next_index = 0
         self._open: str | None = None  # "thinking", "text", "tool_use" or None
-        #: The kind of text the open block takes on the fast path (``fastpath.REASONING``,
+        #: The kind of text the open block takes on the fast path (``fast_path.REASONING``,
         #: ``CONTENT``, ``ARGUMENTS``; -1: none), and its delta event's bytes (None for tool
         #: input that is held).
         self._fast_kind = -1
@@ -127,8 +127,8 @@ class StreamTranslator(Translator):
             if self.done:
                 break
             kind = type(event)
-            if kind is core.CallArgs:
-                assert isinstance(event, core.CallArgs)
+            if kind is core.ArgsDelta:
+                assert isinstance(event, core.ArgsDelta)
                 if len(event.fragment) >= LARGE_STRING:
                     self.large = True
                 self._count(event.fragment)
@@ -137,15 +137,15 @@ class StreamTranslator(Translator):
             elif kind is core.TextDelta or kind is core.ReasoningDelta:
                 assert isinstance(event, (core.TextDelta, core.ReasoningDelta))
                 self._text("text" if kind is core.TextDelta else "thinking", event.text, out)
-            elif kind is core.CallStart:
-                assert isinstance(event, core.CallStart)
+            elif kind is core.CallOpened:
+                assert isinstance(event, core.CallOpened)
                 self._close(out)
                 self._open = "tool_use"
                 tool_id = ids.encode(event.id) if event.upstream_id else event.id
                 block = {"type": "tool_use", "id": tool_id, "name": event.name, "input": {}}
                 out.append(self._block_start(block))
-            elif kind is core.CallEnd:
-                assert isinstance(event, core.CallEnd)
+            elif kind is core.CallClosed:
+                assert isinstance(event, core.CallClosed)
                 if self.buffer_tool_input:
                     if len(event.text) >= LARGE_STRING:
                         self.large = True

@@ -9,13 +9,14 @@ A front is a request translator plus an encoder of the core's events:
 - ``undecoded``: upstream text that is not UTF-8, decoded per channel (a character cut between
   events joined, each byte that is not UTF-8 a counted U+FFFD).
 - ``large``: documents holding a whole answer's text, written with little memory.
-- ``plumbing``: the client's body with a size limit, the in-process upstream request.
+- ``pipeline``: the client's body with a size limit, its translation guarded, the in-process
+  upstream request, whole replies; ``wire``: SSE framing and the JSON a front sends.
 - ``responder``: ``FrontResponder`` runs the wrapped app and writes a ``FrontStream``'s bytes,
   with bounded buffers and an optional keep-alive.
-- ``frontstream``: ``Translator`` (reader in, an API's ``(type, data)`` events out) and
+- ``translator``: ``Translator`` (reader in, an API's ``(type, data)`` events out) and
   ``EventStream`` (a ``FrontStream`` over a translator; ``event:``-named SSE unless a front
   overrides ``encode``).
-- ``fastpath``: the usual event read undecoded and written from byte templates, under one
+- ``fast_path``: the usual event read undecoded and written from byte templates, under one
   rule (exactly the general path's bytes, or decline). An ``EventStream`` takes it on its
   own; a front renders its deltas by giving ``Translator.fast_delta``. A ``FrontStream`` of
   its own gets the reading with ``fast_event = fast_events(...)`` and ``learn``.
@@ -29,9 +30,9 @@ A front is a request translator plus an encoder of the core's events:
 from __future__ import annotations
 
 from .events import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     Event,
     Finish,
     ReasoningDelta,
@@ -39,16 +40,16 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure
-from .fastpath import core_event, fast_events
-from .frontstream import EventStream, FrontStream, Translator
+from .fast_path import fast_events
 from .reader import ChatReader, decode_chunk
 from .responder import FrontResponder
 from .templates import EventTemplate
+from .translator import EventStream, FrontStream, Translator
 
 __all__ = [
-    "CallArgs",
-    "CallEnd",
-    "CallStart",
+    "ArgsDelta",
+    "CallClosed",
+    "CallOpened",
     "ChatReader",
     "Event",
     "EventStream",
@@ -61,7 +62,6 @@ __all__ = [
     "Translator",
     "UpstreamError",
     "UpstreamFailure",
-    "core_event",
     "decode_chunk",
     "fast_events",
 ]

@@ -3,8 +3,10 @@
 ``ChatReader`` turns chunk dicts, or a whole ``chat.completion``, into these; each front encodes
 them in its own API. Only choice 0 is read (the fronts never ask for more than one).
 
-A call is ``CallStart``, zero or more ``CallArgs``, ``CallEnd``; calls never overlap, and text or
-reasoning never falls inside a call (it ends the open call first). ``Finish`` or
+A call is ``CallOpened``, zero or more ``ArgsDelta``, ``CallClosed``; calls never overlap,
+and text or reasoning never falls inside a call (it ends the open call first). (The names
+differ from the parsers' ``CallStart``/``CallArgs``/``CallEnd`` in ``events.py``: those are
+markup read from model text, these a front's view of the repaired answer.) ``Finish`` or
 ``UpstreamError`` is the last event of a response.
 """
 
@@ -32,7 +34,7 @@ class TextDelta:
 
 
 @dataclass(slots=True)
-class CallStart:
+class CallOpened:
     #: Dense from 0 in order of appearance.
     index: int
     #: The upstream's own id, or one from the reader's id factory when it gave none (or reused
@@ -44,14 +46,14 @@ class CallStart:
 
 
 @dataclass(slots=True)
-class CallArgs:
+class ArgsDelta:
     index: int
     #: A piece of the arguments text as the upstream wrote it.
     fragment: str
 
 
 @dataclass(slots=True)
-class CallEnd:
+class CallClosed:
     index: int
     id: str
     name: str
@@ -83,4 +85,4 @@ class UpstreamError:
     failure: UpstreamFailure
 
 
-Event = ReasoningDelta | TextDelta | CallStart | CallArgs | CallEnd | Finish | UpstreamError
+Event = ReasoningDelta | TextDelta | CallOpened | ArgsDelta | CallClosed | Finish | UpstreamError

@@ -11,7 +11,7 @@ calls waiting their turn, each stay under ``max_arguments_bytes``; past it the a
 an ``UpstreamError``.
 
 The usual chunk (one text, or one more piece of the open call's arguments) can also be read
-from its SSE event's bytes, undecoded (``read_fast``; ``fastpath.py`` states its rule), once
+from its SSE event's bytes, undecoded (``read_fast``; ``fast_path.py`` states its rule), once
 the reader has learnt the stream's chunk template (``learn``).
 """
 
@@ -29,9 +29,9 @@ from ...limits import Budget, LimitExceeded
 from ...native_calls import NativeToolCalls
 from ...text_fields import reasoning_text
 from .events import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     Event,
     Finish,
     ReasoningDelta,
@@ -39,7 +39,7 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure, from_stream_error
-from .fastpath import FastChunkReading
+from .fast_path import FastChunkReading
 from .finish import failure, outcome
 from .undecoded import HeldBytes, UndecodedChoices, cleaned, decoded_chunks, undecoded_chunk
 
@@ -417,7 +417,7 @@ class ChatReader(FastChunkReading):
                 upstream_id = call_id not in self._generated
                 self._open = _OpenCall(entry["index"], call_id, function["name"], upstream_id)
                 self._tool_calls = True
-                out.append(CallStart(entry["index"], call_id, function["name"], upstream_id))
+                out.append(CallOpened(entry["index"], call_id, function["name"], upstream_id))
             fragment = function["arguments"]
             call = self._open
             if fragment and call is not None:
@@ -428,13 +428,13 @@ class ChatReader(FastChunkReading):
                 if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
                     raise LimitExceeded("the upstream answer", self.max_answer_bytes)
                 call.parts.append(fragment)
-                out.append(CallArgs(call.index, fragment))
+                out.append(ArgsDelta(call.index, fragment))
 
-    def _end(self, call: _OpenCall) -> CallEnd:
+    def _end(self, call: _OpenCall) -> CallClosed:
         raw = "".join(call.parts) or "{}"
         call.parts = []
         arguments, text, problem = arguments_object(raw)
-        return CallEnd(call.index, call.id, call.name, raw, arguments, text, problem)
+        return CallClosed(call.index, call.id, call.name, raw, arguments, text, problem)
 
     def _make_id(self) -> str:
         call_id = self._new_id()

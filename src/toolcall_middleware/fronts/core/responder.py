@@ -20,13 +20,14 @@ from ... import handoff
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...handoff import KEY as HANDED
 from ...metrics import Metrics
-from ...sse import SSEDecoder, SSEEvent
+from ...sse import SSEDecoder, SSEEvent, one_data_line
 from .failures import UpstreamFailure, bad_upstream, from_response
-from .fastpath import FastEvent, handed_chunk
-from .frontstream import FrontStream
-from .plumbing import SSE_HEADERS, Headers, Output, Reply, send_reply
+from .fast_path import FastEvent, handed_chunk
+from .pipeline import Reply, send_reply
 from .reader import decode_body, decode_chunk
+from .translator import FrontStream
 from .undecoded import report_replaced
+from .wire import SSE_HEADERS, Headers, Output
 
 logger = logging.getLogger("toolcall_middleware.fronts")
 
@@ -72,9 +73,9 @@ class FrontResponder:
         self.finished = False  # the client has the whole response
         self.ping: anyio.Event | None = None  # a keep-alive being sent
         self.last_write = time.monotonic()
-        # The fast path's hooks (``EventStream``'s), when the front has them.
-        self._fast_event: FastEvent | None = getattr(front, "fast_event", None)
-        self._learn = getattr(front, "learn", None) if self._fast_event is not None else None
+        #: The front's fast path (``FrontStream.fast_event``), and where it learns.
+        self._fast_event: FastEvent | None = front.fast_event
+        self._learn = front.learn if self._fast_event is not None else None
         #: ``_fast_event`` while the hot path may take it (``_arm``), else None.
         self._hot: FastEvent | None = None
 
@@ -92,12 +93,9 @@ class FrontResponder:
                 finally:
                     tg.cancel_scope.cancel()
         finally:
-            self._count_replaced()
-
-    def _count_replaced(self) -> None:
-        replaced = self.replaced_bytes + self.front.replaced_bytes
-        if replaced:
-            report_replaced(replaced, self.metrics, self.api)
+            replaced = self.replaced_bytes + self.front.replaced_bytes
+            if replaced:
+                report_replaced(replaced, self.metrics, self.api)
 
     async def _run_app(self, app: ASGIApp, scope: Scope, receive: Receive) -> None:
         try:
@@ -123,24 +121,14 @@ class FrontResponder:
             if hot is not None and (
                 (handed := message.get(HANDED)) is not None or message.get("more_body")
             ):
-                # The hot path: the usual event, one whole ``data: {...}`` event per body message
-                # as servers (and the chat path under a front) send them, read and written by the
-                # fast path; ``_hot`` is set only while nothing else needs checking (``_arm``). (A
-                # reading is handed only with a body that is not the last: one lookup fewer.)
+                # The hot path: one whole usual event per body message, read and written by the
+                # fast path while nothing else needs checking (``_arm``).
                 body = message["body"]
                 data = hot(body, handed)
                 if data is None:
                     await self._one_event(body, message)
-                elif data:  # ``_write_more``, inline: once per event
-                    try:
-                        await self.client_send(
-                            {"type": "http.response.body", "body": data, "more_body": True}
-                        )
-                    except Exception:
-                        self._client_lost()
-                        raise
-                    if self.keepalive is not None:
-                        self.last_write = time.monotonic()
+                elif data:
+                    await self._write_more(data)
                 return
             if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
                 await self._one_event(message["body"], message)
@@ -153,9 +141,8 @@ class FrontResponder:
 
     async def _one_event(self, body: bytes, message: Message) -> None:
         """A body message of an SSE stream with nothing held in the decoder, not taken by the
-        fast path: if it is one whole ``data: {...}`` event, then it is exactly that event
-        whatever the stream's line endings, decoded here as the decoder would read it; else
-        the decoder reads it; or, as the chat path handed it, not decoded at all."""
+        fast path: decoded here when it is one whole ``data: {...}`` event (``one_data_line``),
+        else by the decoder; not at all when the chat path handed its reading."""
         handed = message.get(HANDED)
         if handed is not None:
             front = self.front
@@ -163,12 +150,7 @@ class FrontResponder:
             if front.done:
                 await self._done()
             return
-        if (
-            body[:7] != b"data: {"
-            or body.find(b"\n") != len(body) - 2
-            or body[-1:] != b"\n"
-            or b"\r" in body
-        ):
+        if not one_data_line(body) or body[6:7] != b"{":
             await self._read(message)
             return
         chunk = decode_chunk(body[6:-2])
@@ -361,26 +343,14 @@ class FrontResponder:
 
     async def _write_more(self, data: bytes) -> None:
         """A piece of the stream (``_write`` for a body message that is not the last)."""
-        if self.client_gone:
-            raise OSError("client disconnected")
-        if self.ping is not None:  # one send at a time: let the keep-alive in flight finish
-            await self.ping.wait()
-        try:
-            await self.client_send({"type": "http.response.body", "body": data, "more_body": True})
-        except Exception:
-            self._client_lost()
-            raise
-        if self.keepalive is not None:
-            self.last_write = time.monotonic()
+        await self._write({"type": "http.response.body", "body": data, "more_body": True})
 
     async def _done(self) -> None:
         if self.state == "done":
             return
-        settle = getattr(self.front, "settle", None)  # (``FrontStream``'s optional hook)
-        if settle is not None:
-            self.state = "done"  # nothing more is read from the upstream meanwhile
-            self._hot = None
-            await self._body(await settle())
+        self.state = "done"  # nothing more is read from the upstream meanwhile
+        self._hot = None
+        await self._body(await self.front.settle())
         if self.streaming:
             self.state = "done"
             self._hot = None

@@ -1,7 +1,6 @@
-"""The byte templates the fronts' fast path writes its events from (``fastpath.py`` states the
+"""The byte templates the fronts' fast path writes its events from (``fast_path.py`` states the
 rule they follow): ``EventTemplate``, the bytes of one kind of wire event around a number and a
-text, proved on the very builder the general path uses; ``ItemSlots``, one template made for
-every item of a stream.
+text, proved on the very builder the general path uses.
 """
 
 from __future__ import annotations
@@ -85,69 +84,3 @@ class EventTemplate:
 
     def _render(self, numbered: bool, number: int, text: str) -> bytes:
         return self.render(number, text) if numbered else self.render_text(text)
-
-
-#: An item id and index no real item has (see ``ItemSlots``).
-ITEM_ID, ITEM_INDEX = "\ue002item\ue003", 5_281_960_337_104_729_613
-_ITEM_ID_JSON, _ITEM_INDEX_DIGITS = _dumps(ITEM_ID), b"%d" % ITEM_INDEX
-
-
-class ItemSlots:
-    """The templates of one kind of delta event for every item of a stream (each block, each
-    output item), made from one: when the events of two items differ only in the item's id
-    and index, the template made for a sample item with ``ITEM_ID`` and ``ITEM_INDEX`` holds
-    both in its middle, and ``of`` puts in another item's. ``Translator.item_template`` proves
-    it on the first real item against a template made the usual way."""
-
-    __slots__ = ("after", "before", "between", "head", "tail")
-
-    def __init__(
-        self, head: bytes, before: bytes, between: bytes, after: bytes, tail: bytes
-    ) -> None:
-        self.head, self.before, self.between, self.after, self.tail = (
-            head,
-            before,
-            between,
-            after,
-            tail,
-        )
-
-    @classmethod
-    def split(cls, sample: EventTemplate) -> ItemSlots | None:
-        """The slots of a template made for the sample item, or ``None``: its middle does not
-        hold the sample's id and then its index, once each and nowhere else."""
-        head, middle, tail = sample.head, sample.middle, sample.tail
-        for value in (_ITEM_ID_JSON, _ITEM_INDEX_DIGITS):
-            if middle.count(value) != 1 or value in head or value in tail:
-                return None
-        before, _, rest = middle.partition(_ITEM_ID_JSON)
-        between, found, after = rest.partition(_ITEM_INDEX_DIGITS)
-        return cls(head, before, between, after, tail) if found else None
-
-    def numbered(self, id_prefix: str) -> bytes | None:
-        """The middle of the template of every item whose id is ``id_prefix`` and then its
-        index in digits, as a pattern: ``numbered(id_prefix) % (index, index)`` is
-        ``of(id_prefix + str(index), index).middle``; or ``None`` where ``of`` declines."""
-        if not _plain_id(id_prefix + "0"):
-            return None
-        escaped = (self.before, id_prefix.encode(), self.between, self.after)
-        before, prefix, between, after = (part.replace(b"%", b"%%") for part in escaped)
-        return _join((before, b'"', prefix, b'%d"', between, b"%d", after))
-
-    def of(self, item_id: str, index: int) -> EventTemplate | None:
-        """The template for this item (an id of ASCII letters, digits and ``_`` only, which
-        every encoder writes as it is), or ``None``."""
-        if not _plain_id(item_id):
-            return None
-        return EventTemplate(
-            self.head,
-            _join(
-                (self.before, b'"', item_id.encode(), b'"', self.between, b"%d" % index, self.after)
-            ),
-            self.tail,
-        )
-
-
-def _plain_id(item_id: str) -> bool:
-    """An id of ASCII letters, digits and ``_`` only, which every encoder writes as it is."""
-    return item_id.isascii() and item_id.replace("_", "").isalnum()

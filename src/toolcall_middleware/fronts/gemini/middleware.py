@@ -2,7 +2,7 @@
 
 ``POST /{ver}/models/{model}:generateContent`` and ``:streamGenerateContent`` (``alt=sse``, or
 the JSON-array form without it) are validated and translated into a ``POST
-/v1/chat/completions`` that goes to the wrapped app directly, in process (``core.plumbing``);
+/v1/chat/completions`` that goes to the wrapped app directly, in process (``core.pipeline``);
 its answer is translated back as it arrives (``core.responder`` with this front's
 ``GeminiStream``). ``:countTokens`` and the model listing are answered locally. ``ver`` is
 ``v1beta`` (the JS SDK's and gemini-cli's), ``v1`` (the Python SDK's) or ``v1alpha``; the model
@@ -25,9 +25,8 @@ import anyio
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...metrics import Metrics
 from ...request import replay_receive
-from ..core.plumbing import (
+from ..core.pipeline import (
     REQUEST_HEADERS,
-    SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
     IntegerOutOfRange,
@@ -42,6 +41,7 @@ from ..core.plumbing import (
     upstream_scope,
 )
 from ..core.responder import FrontResponder
+from ..core.wire import SSE_HEADERS
 from .errors import GeminiError, invalid_argument
 from .models import model_doc, model_list
 from .options import GeminiOptions

@@ -27,10 +27,11 @@ from typing import Any, Literal, cast
 import orjson
 
 from .. import core
-from ..core.fastpath import ARGUMENTS, REASONING
+from ..core.fast_path import ARGUMENTS, REASONING
 from ..core.large import Escapes, dumps_large
-from ..core.plumbing import Reply, json_reply
+from ..core.pipeline import Reply, json_reply
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.wire import Output
 from . import signature
 from .errors import GeminiError, from_failure
 from .request import GeminiRequest
@@ -169,6 +170,9 @@ class GeminiStream:
     def error(self, failure: core.UpstreamFailure) -> Reply:
         return error_reply(from_failure(failure), failure.retry_after)
 
+    async def settle(self) -> Output:
+        return b""
+
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
         """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
         if self.fast_event is not None:
@@ -180,7 +184,7 @@ class GeminiStream:
         return b"" if kind == ARGUMENTS else self._text_part(kind == REASONING, text)
 
     def _fast_general(self, kind: int, text: str) -> bytes:
-        return self._events([core.core_event(self.reader, kind, text)])
+        return self._events([self.reader.core_event(kind, text)])
 
     # --- core events -> Gemini --------------------------------------------------------------
 
@@ -195,15 +199,15 @@ class GeminiStream:
                 out.append(self._text_part(False, cast(core.TextDelta, event).text))
             elif kind is core.ReasoningDelta:
                 out.append(self._text_part(True, cast(core.ReasoningDelta, event).text))
-            elif kind is core.CallEnd:
-                call = cast(core.CallEnd, event)
+            elif kind is core.CallClosed:
+                call = cast(core.CallClosed, event)
                 self._count(call.text)
                 out.append(self._chunk(dump(self._call_part(call), len(call.text))))
             elif kind is core.Finish:
                 out.append(self._finish(cast(core.Finish, event)))
             elif kind is core.UpstreamError:
                 out.append(self.fail(cast(core.UpstreamError, event).failure))
-            # CallStart and CallArgs: the reader holds the arguments until the call ends.
+            # CallOpened and ArgsDelta: the reader holds the arguments until the call ends.
         return b"".join(out)
 
     def _gather(self, events: list[core.Event]) -> None:
@@ -219,7 +223,7 @@ class GeminiStream:
                 if self.include_thoughts:
                     self._held += len(event.text)
                     self._thoughts.append(event.text)
-            elif isinstance(event, core.CallEnd):
+            elif isinstance(event, core.CallClosed):
                 self._count(event.text)
                 self._held += len(event.text)
                 self._calls.append(self._call_part(event))
@@ -253,7 +257,7 @@ class GeminiStream:
             return self._head + parts + self._tail
         return b"\n," + self._head + parts + self._tail
 
-    def _call_part(self, call: core.CallEnd) -> dict[str, Any]:
+    def _call_part(self, call: core.CallClosed) -> dict[str, Any]:
         part: dict[str, Any] = {
             "functionCall": {"id": call.id, "name": call.name, "args": call.arguments}
         }

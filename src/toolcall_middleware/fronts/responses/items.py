@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from .request import encode_reasoning
+from .reasoning import encode_reasoning
 
 Event = tuple[str, dict[str, Any]]
 

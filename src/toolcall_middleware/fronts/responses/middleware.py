@@ -1,7 +1,7 @@
 """``ResponsesMiddleware``: the OpenAI Responses API in front of an OpenAI-compatible ASGI app.
 
 ``POST /v1/responses`` is validated and translated into a ``POST /v1/chat/completions`` to the
-wrapped app, in process (``core.plumbing``); the answer, SSE or JSON, is translated back as it
+wrapped app, in process (``core.pipeline``); the answer, SSE or JSON, is translated back as it
 arrives (``core.responder`` with this front's ``ResponsesStream``). The response store
 (``store/``) resolves ``previous_response_id`` and ``item_reference`` before the translation,
 keeps each finished response with ``store`` on before its terminal event goes out, and serves
@@ -22,14 +22,11 @@ from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
 from ...request import replay_receive
 from ..core.failures import UpstreamFailure
-from ..core.frontstream import EventStream
-from ..core.plumbing import (
+from ..core.pipeline import (
     REQUEST_HEADERS,
-    SSE_HEADERS,
     BodyTooLarge,
     ClientGone,
     IntegerOutOfRange,
-    Output,
     Reply,
     Untranslatable,
     decode_request,
@@ -42,6 +39,8 @@ from ..core.plumbing import (
     upstream_scope,
 )
 from ..core.responder import FrontResponder
+from ..core.translator import EventStream
+from ..core.wire import SSE_HEADERS, Output
 from .errors import ResponsesError, from_failure, invalid
 from .options import ResponsesOptions
 from .request import RequestOptions, ResponsesRequest, translate_request

@@ -10,8 +10,6 @@ the Anthropic front: a mismatch is a 400 naming the ``call_id``.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
 from collections.abc import Mapping
@@ -22,12 +20,11 @@ from ..core.models import map_model
 from ..core.system import MidSystem, one_leading_system
 from .errors import ResponsesError, invalid
 from .fields import translate_fields
+from .reasoning import decode_reasoning
 from .tools import ToolNames, flat_name, translate_tool_choice, translate_tools
 
 logger = logging.getLogger("toolcall_middleware.responses")
 
-#: Prefix of the ``encrypted_content`` we put on reasoning items (base64url of the text).
-ENCRYPTED_PREFIX = "tcm1."
 IMAGE_NOTE = "[image attached in the next message]"
 _DROPPED_ITEMS = frozenset(
     {
@@ -141,20 +138,6 @@ def translate_request(doc: Any, options: RequestOptions = RequestOptions()) -> R
     }
     encrypted = "reasoning.encrypted_content" in (include or ())
     return ResponsesRequest(body, model, stream, echo, tools.names, encrypted)
-
-
-def encode_reasoning(text: str) -> str:
-    return ENCRYPTED_PREFIX + base64.urlsafe_b64encode(text.encode()).decode()
-
-
-def decode_reasoning(value: Any) -> str | None:
-    """Our own ``encrypted_content``, decoded; None for anything else (foreign values)."""
-    if not isinstance(value, str) or not value.startswith(ENCRYPTED_PREFIX):
-        return None
-    try:
-        return base64.urlsafe_b64decode(value[len(ENCRYPTED_PREFIX) :]).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
 
 
 class _Input:

@@ -13,32 +13,32 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
 from .. import core
 from ..core.events import (
-    CallArgs,
-    CallEnd,
-    CallStart,
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
     Finish,
     ReasoningDelta,
     TextDelta,
     UpstreamError,
 )
 from ..core.failures import UpstreamFailure
-from ..core.fastpath import ARGUMENTS, CONTENT, REASONING
+from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import outcome
-from ..core.frontstream import Translator
-from ..core.plumbing import LARGE_STRING
 from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.templates import EventTemplate
+from ..core.translator import Translator
+from ..core.wire import LARGE_STRING
 from . import items
 from .errors import stream_error
 from .items import OpenItem
 from .request import ResponsesRequest
 from .usage import usage_of
-from .written import CallTemplates, TextTemplates
 
 Event = tuple[str, dict[str, Any]]
 
@@ -94,12 +94,8 @@ class ResponseTranslator(Translator):
         self.call_custom = False
         #: ``_client_name`` per name the upstream called, once known.
         self._call_names: dict[str, tuple[str | None, str, bool]] = {}
-        #: ``_text_templates`` per kind, once learnt.
-        self._texts_written: dict[str, TextTemplates | None] = {}
-        #: ``_call_templates``, once learnt (False: not yet).
-        self._calls_written: CallTemplates | Literal[False] | None = False
         #: The fast path's delta event of the open item or function call: the kind of text it
-        #: takes (``fastpath.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
+        #: takes (``fast_path.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
         #: a call, whose arguments the reader keeps).
         self._fast_kind = -1
@@ -150,7 +146,7 @@ class ResponseTranslator(Translator):
             elif kind is TextDelta:
                 channel = event.channel  # type: ignore[union-attr]
                 self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is CallArgs:
+            elif kind is ArgsDelta:
                 call = self.call
                 if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
                     self.large = True
@@ -161,9 +157,9 @@ class ResponseTranslator(Translator):
                     out.append(
                         items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
                     )
-            elif isinstance(event, CallStart):
+            elif isinstance(event, CallOpened):
                 self._call_start(event, out)
-            elif isinstance(event, CallEnd):
+            elif isinstance(event, CallClosed):
                 self._call_end(event, out)
             elif isinstance(event, Finish):
                 out += self._finish(event)
@@ -199,16 +195,17 @@ class ResponseTranslator(Translator):
             (self._fast_head, b"%d" % seq, self._fast_middle, _dumps(text), self._fast_tail)
         )
 
-    def _fast(
-        self, kind: int, template: tuple[bytes, bytes, bytes] | None, parts: list[str] | None
-    ) -> None:
-        """What the fast path sends next: ``kind`` deltas from ``template``'s head, middle and
-        tail (``EventTemplate``'s; None: none)."""
+    def _fast(self, kind: int, template: EventTemplate | None, parts: list[str] | None) -> None:
+        """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
         if template is None:
             self._fast_kind = -1
         else:
             self._fast_kind = kind
-            self._fast_head, self._fast_middle, self._fast_tail = template
+            self._fast_head, self._fast_middle, self._fast_tail = (
+                template.head,
+                template.middle,
+                template.tail,
+            )
             self._fast_parts = parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
@@ -229,24 +226,15 @@ class ResponseTranslator(Translator):
         item = self.open = OpenItem(kind, f"{prefix}{index}", index)
         seq = self.seq
         self.seq = seq + 2
-        templates = self._text_templates(kind)
-        if templates is not None:
-            out.append(templates.opened(item.id, index, seq))
-            self.output.append(items.shell(kind, item.id))
-        else:
-            shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
-            out += events
-            self.output.append(shell)  # replaced by the whole item when it is done
+        shell, events = items.opened(kind, item.id, index, seq, self.reasoning_as)
+        out += events
+        self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
-            delta_type = self._delta_types[kind]
-            template = self.numbered_item_template(
+            delta_type, item_id = self._delta_types[kind], item.id
+            template = self.template(
                 delta_type,
-                lambda item_id, index: (
-                    lambda seq, text: items.text_delta(delta_type, item_id, index, seq, text)[1]
-                ),
-                prefix,
-                index,
+                lambda seq, text: items.text_delta(delta_type, item_id, index, seq, text)[1],
                 alike="text",
             )
             self._fast(fast_kind, template, item.parts)
@@ -265,11 +253,6 @@ class ResponseTranslator(Translator):
         seq = self.seq
         self.seq = seq + 3
         encrypted = self.request.encrypted_reasoning
-        templates = None if encrypted or self.large else self._text_templates(item.kind)
-        if templates is not None:
-            written, kept = templates.closed(item.id, item.index, seq, text)
-            self.output[item.index] = kept  # as ``_keep_done`` keeps it
-            return [written]
         whole, events = items.closed(
             item.kind, item.id, item.index, seq, text, self.reasoning_as, encrypted
         )
@@ -280,7 +263,7 @@ class ResponseTranslator(Translator):
 
     # --- calls ------------------------------------------------------------------------------
 
-    def _call_start(self, event: core.CallStart, out: list[Event]) -> None:
+    def _call_start(self, event: core.CallOpened, out: list[Event]) -> None:
         if self.open is not None:
             out += self._close_text()
         namespace, name, custom = self._call_names.get(event.name) or self._client_name(event.name)
@@ -293,23 +276,15 @@ class ResponseTranslator(Translator):
         if custom:  # sent whole at its end, input unwrapped: the fast path sends no pieces
             self._fast_kind = -1
             return
-        template = self.numbered_item_template(
+        template = self.template(
             "response.function_call_arguments.delta",
-            lambda item_id, index: (
-                lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1]
-            ),
-            self._fc_prefix,
-            index,
+            lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1],
             alike="call",
         )
         self._fast(ARGUMENTS, template, None)
         seq = self.seq
         self.seq = seq + 1
-        templates = self._call_templates()
-        if templates is not None and namespace is None:
-            out.append(templates.opened(item_id, index, seq, event.id, name))
-        else:
-            out.append(items.call_added(seq, index, item))
+        out.append(items.call_added(seq, index, item))
 
     def _client_name(self, flat: str) -> tuple[str | None, str, bool]:
         """``(namespace, name, custom)`` for a call the upstream made to ``flat``."""
@@ -318,7 +293,7 @@ class ResponseTranslator(Translator):
         known = self._call_names[flat] = (namespace, name, flat in names.custom)
         return known
 
-    def _call_end(self, event: core.CallEnd, out: list[Event]) -> None:
+    def _call_end(self, event: core.CallClosed, out: list[Event]) -> None:
         item, self.call = self.call, None
         self._fast_kind = -1
         if item is None:
@@ -332,39 +307,11 @@ class ResponseTranslator(Translator):
             return
         seq = self.seq
         self.seq = seq + 2
-        templates = self._calls_written
-        if templates and not self.large and "namespace" not in item:
-            written, kept = templates.closed(
-                item["id"], index, seq, item["call_id"], item["name"], raw
-            )
-            out.append(written)
-            self.output[index] = kept  # as ``_keep_done`` keeps it
-            return
         out += items.call_closing(item, index, seq, raw)
         self._keep_done(index, item, len(raw))
 
-    def _text_templates(self, kind: str) -> TextTemplates | None:
-        """The templates this stream writes ``kind`` items from (``None``: none)."""
-        try:
-            return self._texts_written[kind]
-        except KeyError:
-            templates = (
-                TextTemplates.learn(self.encoder, kind, self.reasoning_as) if self.renders else None
-            )
-            self._texts_written[kind] = templates
-            return templates
-
-    def _call_templates(self) -> CallTemplates | None:
-        """The templates this stream writes function calls from (``None``: none)."""
-        templates = self._calls_written
-        if templates is False:
-            templates = self._calls_written = (
-                CallTemplates.learn(self.encoder) if self.renders else None
-            )
-        return templates or None
-
     def _custom_call_end(
-        self, event: core.CallEnd, item: dict[str, Any], index: int, out: list[Event]
+        self, event: core.CallClosed, item: dict[str, Any], index: int, out: list[Event]
     ) -> None:
         """A custom call is sent whole at its end, its input unwrapped."""
         value = event.arguments.get("input")

@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from ....metrics import Metrics
-from ...core.plumbing import dumps
+from ...core.wire import dumps
 from ..errors import ResponsesError
 from .base import EntryTooLarge, ResponseStore, StoredEntry
 from .conversation import Conversation, encode_entry, resolve

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs
 import orjson
 
 from ....asgi import Scope, Send
-from ...core.plumbing import Reply, json_reply, send_reply
+from ...core.pipeline import Reply, json_reply, send_reply
 from ..errors import ResponsesError, invalid
 from .base import owner_of
 from .keeper import ResponseKeeper

@@ -1,4 +1,4 @@
-"""Request plumbing every front shares: the client's body, the in-process upstream request.
+"""The request pipeline every front shares: the client's body, the in-process upstream request.
 
 A front reads its client's body with a size limit (``read_request``), translates it, and calls
 the wrapped app directly with a new scope (``upstream_scope``) and the translated body replayed
@@ -8,9 +8,8 @@ client body is in and valid: a client that leaves mid-upload sends nothing upstr
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -19,10 +18,8 @@ from ...asgi import Receive, Scope, Send
 from ...lenient_json import loads_well_formed
 from ...request import BodyTooLarge, read_body
 from ...upstream_fields import front_scope
-from .large import LARGE_STRING, Escapes, dumps_large
-from .rendered import RENDERED
+from .wire import dumps
 
-Headers = list[tuple[bytes, bytes]]
 T = TypeVar("T")
 
 logger = logging.getLogger("toolcall_middleware.fronts")
@@ -41,12 +38,6 @@ REQUEST_HEADERS = frozenset(
     }
 )
 
-SSE_HEADERS: Headers = [
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-cache"),
-    (b"x-accel-buffering", b"no"),
-]
-
 
 class ClientGone(Exception):
     """The client disconnected before its request body was complete."""
@@ -58,23 +49,6 @@ class Reply(NamedTuple):
     status: int
     body: bytes
     headers: tuple[tuple[bytes, bytes], ...] = ()
-
-
-#: Where streamed bytes come from: bytes, or pieces written one after another as they are
-#: made (the events that carry a whole answer's text: only one is ever held).
-Output = bytes | Iterator[bytes]
-
-
-def dumps(doc: Any, *, large: bool = False) -> bytes:
-    """JSON of a document the front sends. ``large``: it may hold a string of ``LARGE_STRING``
-    or more (a whole answer's text), written as ``large.dumps_large`` writes it. What orjson
-    refuses to write (a value nested past its 255 levels) the standard library writes."""
-    if large:
-        return dumps_large(doc)
-    try:
-        return orjson.dumps(doc)
-    except orjson.JSONEncodeError:
-        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def json_reply(
@@ -224,50 +198,6 @@ def upstream_scope(
     return front_scope(target, own_fields)
 
 
-_EVENT_HEADS: dict[str, bytes] = {}
-
-
-def named_events(events: Iterable[tuple[str, Any]], *, large: bool = False) -> bytes:
-    """``(type, data)`` pairs as SSE events with an ``event:`` line (Anthropic, Responses):
-    ``event: <type>\ndata: <one-line JSON>\n\n`` (neither encoder writes a newline), and
-    events written already (``rendered.RENDERED``) as they are. ``large``: see ``dumps``
-    (and ``large_events``, which writes them without joining them)."""
-    if large:
-        return b"".join(large_events(events))
-    parts: list[bytes] = []
-    dump = orjson.dumps
-    heads = _EVENT_HEADS
-    for kind, data in events:
-        if kind is RENDERED:  # events written already
-            parts.append(data[0])
-            continue
-        parts += (heads.get(kind) or event_head(kind), dump(data), b"\n\n")
-    return b"".join(parts)
-
-
-def large_events(events: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
-    """``named_events(events, large=True)`` in pieces, each event written as it is asked for:
-    whoever sends them holds one at a time. Events that carry the same large string share
-    its one escape."""
-    escapes = Escapes()
-    for kind, data in events:
-        if kind is RENDERED:  # events written already: written again, large
-            _, make, values = data
-            yield from large_events(make(*values))
-            continue
-        yield event_head(kind)
-        yield dumps_large(data, escapes)
-        yield b"\n\n"
-
-
-def event_head(kind: str) -> bytes:
-    """``event: <kind>\ndata: `` (cached: a stream has a handful of kinds)."""
-    head = _EVENT_HEADS.get(kind)
-    if head is None:
-        head = _EVENT_HEADS[kind] = b"event: " + kind.encode() + b"\ndata: "
-    return head
-
-
 async def send_reply(send: Send, reply: Reply) -> None:
     headers = [*reply.headers, (b"content-length", str(len(reply.body)).encode())]
     await send({"type": "http.response.start", "status": reply.status, "headers": headers})
@@ -275,23 +205,16 @@ async def send_reply(send: Send, reply: Reply) -> None:
 
 
 __all__ = [
-    "LARGE_STRING",
     "REQUEST_HEADERS",
-    "SSE_HEADERS",
     "BodyTooLarge",
     "ClientGone",
     "IntegerOutOfRange",
-    "Output",
     "Reply",
     "Untranslatable",
     "decode_request",
-    "dumps",
     "encode_upstream",
-    "event_head",
     "header",
     "json_reply",
-    "large_events",
-    "named_events",
     "read_request",
     "send_reply",
     "translated",

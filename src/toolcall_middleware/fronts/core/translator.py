@@ -3,33 +3,32 @@ through a ``ChatReader`` and turns the core's events into its API's ``(type, dat
 an ``EventStream`` is the ``FrontStream`` the responder drives, encoding those events for the
 client when it streams (``event:``-named SSE by default) and collecting them when not.
 
-An ``EventStream`` also takes the usual upstream event on the fast path (``fastpath.py``): the
+An ``EventStream`` also takes the usual upstream event on the fast path (``fast_path.py``): the
 reader reads its text undecoded, and the translator's ``fast_delta`` hook, when a front gives
 one, renders its own event from byte templates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar, Protocol
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from typing import Any, Protocol
 
 import orjson
 
 from .events import Event
 from .failures import UpstreamFailure
-from .fastpath import FastEvent, core_event, fast_events
-from .plumbing import Output, Reply, event_head, large_events, named_events
+from .fast_path import FastEvent, fast_events
+from .pipeline import Reply
 from .reader import ChatReader
-from .rendered import RENDERED
-from .templates import ITEM_ID, ITEM_INDEX, Encoder, EventTemplate, ItemSlots, Maker
+from .templates import Encoder, EventTemplate, Maker
+from .wire import Output, event_head, large_events, named_events
 
 WireEvent = tuple[str, dict[str, Any]]
 
 
 class FrontStream(Protocol):
     """One response of a front, sans-I/O. Methods return the bytes to send when streaming
-    (``plumbing.Output``: bytes, or pieces made as they are sent)."""
+    (``pipeline.Output``: bytes, or pieces made as they are sent)."""
 
     #: The client asked for a stream.
     stream: bool
@@ -48,7 +47,7 @@ class FrontStream(Protocol):
     def chunk(self, chunk: Mapping[str, Any]) -> Output:
         """One upstream ``chat.completion.chunk``: decoded, or, when the chat path in this
         process handed a reading of it, only what a front reads of such a chunk (its one
-        choice and delta, ``fastpath.handed_chunk``)."""
+        choice and delta, ``fast_path.handed_chunk``)."""
 
     def completion(self, completion: Mapping[str, Any]) -> Output:
         """A whole upstream ``chat.completion``."""
@@ -65,9 +64,16 @@ class FrontStream(Protocol):
     def error(self, failure: UpstreamFailure) -> Reply:
         """The reply for a failure before anything was streamed."""
 
-    # A front may also have ``async def settle(self) -> Output``: awaited once the answer is
-    # over (not after an ``error`` reply), before the response ends; the bytes it returns are
-    # the stream's last (the Responses front stores the response there).
+    async def settle(self) -> Output:
+        """Awaited once the answer is over (not after an ``error`` reply), before the response
+        ends; the bytes it returns are the stream's last (the Responses front stores the
+        response there; ``b""`` for the others)."""
+
+    #: The fast path (``fast_path.UsualEvents.event``) while streaming, else ``None``.
+    fast_event: FastEvent | None
+
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """``data`` is the JSON of ``chunk``, about to be fed: the fast path may learn from it."""
 
 
 class Translator:
@@ -102,21 +108,18 @@ class Translator:
         answer ends with a failure now): forget what they counted that the failure's events
         would count on (a sequence number, say)."""
 
-    # --- the fast path (``fastpath.py``) -----------------------------------------------------
+    # --- the fast path (``fast_path.py``) -----------------------------------------------------
 
     #: How the stream encodes this translator's events (``EventStream`` sets it), so event
     #: templates are made with the very encoder the general path uses.
     encoder: Encoder = staticmethod(named_events)
-    #: The stream takes the fast path (it streams, the fast path is on): the translator may
-    #: also write the events that open and close items from templates (``rendered.py``).
-    renders = False
     #: ``template``'s ``(kind, alike, numbered)`` keys proved so far in this stream.
     _proved_templates: frozenset[tuple[str, Hashable, bool]] = frozenset()
 
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """The hook a front gives to send the usual event without building it: the bytes the
         stream would send for the one core event the reader just read, a ``ReasoningDelta``,
-        a content ``TextDelta`` or the open call's ``CallArgs`` (``kind``: ``fastpath``'s
+        a content ``TextDelta`` or the open call's ``ArgsDelta`` (``kind``: ``fast_path``'s
         ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
         on as ``_translate`` moves it; or ``None``, nothing changed, for the general path.
         Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must
@@ -142,113 +145,6 @@ class Translator:
             self._proved_templates = self._proved_templates | {key}
         return template
 
-    #: ``item_template``'s slots per ``(kind, alike)`` in this stream (``None``: unusable).
-    _item_slots: Mapping[tuple[str, Hashable], ItemSlots | None] = MappingProxyType({})
-    #: The slots proved so far in this process (see ``item_template``), per ``_slots_key``.
-    _proved_slots: ClassVar[dict[Hashable, ItemSlots]] = {}
-
-    def item_template(
-        self,
-        kind: str,
-        make: Callable[[str, int], Maker],
-        item_id: str,
-        index: int,
-        *,
-        alike: Hashable,
-    ) -> EventTemplate | None:
-        """``template(kind, make(item_id, index), alike=alike)`` for the delta events of one
-        item of many (``make(id, index)``: the builder of that item's events, which builds
-        every item's alike, as ``alike`` says), without making one per item: the template made
-        once per stream for a sample item (``ItemSlots``), with this item's id and index put
-        in; proved equal to the usual template on the first item, else the usual template
-        every time. A proof holds for every stream whose ``make`` is the same code over the
-        same plain values (``_slots_key``): such streams take the slots proved already."""
-        key = (kind, alike)
-        slots = self._item_slots.get(key, self)
-        shared = None
-        if slots is self:  # not yet in this stream: proved in another?
-            shared = _slots_key(self, kind, alike, make)
-            proved = None if shared is None else Translator._proved_slots.get(shared)
-            if proved is not None:
-                self._item_slots = {**self._item_slots, key: proved}
-                slots = proved
-        if slots is None or isinstance(slots, ItemSlots):
-            made = None if slots is None else slots.of(item_id, index)
-            return made or self.template(kind, make(item_id, index), alike=alike)
-        usual = self.template(kind, make(item_id, index), alike=alike)
-        sample = self.template(kind, make(ITEM_ID, ITEM_INDEX), alike=alike)
-        found = None if sample is None or usual is None else ItemSlots.split(sample)
-        made = None if found is None else found.of(item_id, index)
-        if (
-            made is None
-            or usual is None
-            or (made.head, made.middle, made.tail) != (usual.head, usual.middle, usual.tail)
-        ):
-            found = None
-        elif (
-            found is not None
-            and shared is not None  # (looked up above)
-            and len(Translator._proved_slots) < _MAX_PROVED_SLOTS
-        ):
-            Translator._proved_slots[shared] = found
-        self._item_slots = {**self._item_slots, key: found}
-        return usual
-
-    #: ``numbered_item_template``'s ``(head, middle pattern, tail)`` per ``(kind, alike, id
-    #: prefix)``.
-    _numbered_items: Mapping[tuple[str, Hashable, str], tuple[bytes, bytes, bytes]] = (
-        MappingProxyType({})
-    )
-
-    def numbered_item_template(
-        self,
-        kind: str,
-        make: Callable[[str, int], Maker],
-        id_prefix: str,
-        index: int,
-        *,
-        alike: Hashable,
-    ) -> tuple[bytes, bytes, bytes] | None:
-        """``item_template(kind, make, id_prefix + str(index), index, alike=alike)`` as its
-        ``(head, middle, tail)``, for items whose id is a prefix and their index (a front's
-        own ids): once the first such item has proved the stream's ``ItemSlots``, every next
-        one only formats the item's index into the middle (``ItemSlots.numbered``)."""
-        key = (kind, alike, id_prefix)
-        known = self._numbered_items.get(key)
-        if known is not None:
-            head, middle, tail = known
-            return head, middle % (index, index), tail
-        template = self.item_template(kind, make, id_prefix + str(index), index, alike=alike)
-        if template is None:
-            return None
-        slots = self._item_slots.get((kind, alike))
-        pattern = None if slots is None else slots.numbered(id_prefix)
-        if slots is not None and pattern is not None:
-            known = (slots.head, pattern, slots.tail)
-            self._numbered_items = {**self._numbered_items, key: known}
-        return template.head, template.middle, template.tail
-
-
-#: Slots kept for the whole process at most (a handful of kinds of items in practice).
-_MAX_PROVED_SLOTS = 256
-#: The values a builder may close over and still share its proof with other streams.
-_PLAIN = (str, int, float, bytes, bool, type(None))
-
-
-def _slots_key(
-    translator: Translator, kind: str, alike: Hashable, make: Callable[[str, int], Maker]
-) -> Hashable | None:
-    """What ``item_template``'s slots depend on beyond this stream: the translator's class,
-    its encoder, the event's kind, ``alike``, and ``make``'s code and the plain values it
-    closes over (the same code over the same values builds the same events); ``None`` when
-    ``make`` closes over anything else (a stream's own objects), so its proof stays there."""
-    code = getattr(make, "__code__", None)
-    cells = getattr(make, "__closure__", None) or ()
-    values = tuple(cell.cell_contents for cell in cells)
-    if code is None or not all(type(value) in _PLAIN for value in values):
-        return None
-    return (type(translator), translator.encoder, kind, alike, code, values)
-
 
 class EventStream:
     """A ``FrontStream`` over a ``Translator``; a subclass gives ``fail``, ``result`` and
@@ -266,7 +162,6 @@ class EventStream:
         self._ended = False
         #: The responder's hook for the usual event, while streaming (see ``_fast_events``).
         self.fast_event = self._fast_events() if stream else None
-        translator.renders = self.fast_event is not None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
 
@@ -354,21 +249,20 @@ class EventStream:
         try:
             if len(events) == 1 and not large and self.encode is EventStream.encode:
                 kind, doc = events[0]  # most chunks: one event
-                if kind is not RENDERED:
-                    data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
-                    self._ended = translator.done
-                    return data
+                data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
+                self._ended = translator.done
+                return data
             data = self.encode(events, large=large)
         except orjson.JSONEncodeError:
             # What orjson refuses to write (a value nested past its 255 levels) the standard
-            # library writes, as ``plumbing.dumps`` does.
+            # library writes, as ``pipeline.dumps`` does.
             data = self.encode(events, large=True)
         self._ended = translator.done
         return data
 
     def _large(self, events: list[WireEvent]) -> Iterator[bytes]:
         """``out`` for events that hold a large string: their pieces as they are written, the
-        answer ``done`` once the last is (``plumbing.large_events``)."""
+        answer ``done`` once the last is (``pipeline.large_events``)."""
         try:
             yield from large_events(events)
         except Exception:
@@ -376,19 +270,22 @@ class EventStream:
             raise
         self._ended = self.translator.done
 
-    # --- the fast path (``fastpath.py``): the responder's hooks -------------------------------
+    # --- the fast path (``fast_path.py``): the responder's hooks -------------------------------
 
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
         """``data`` is the JSON of ``chunk``, about to be fed: the reader may learn from it."""
         if self.fast_event is not None:
             self.translator.reader.learn(data, chunk)
 
+    async def settle(self) -> Output:
+        return b""
+
     def _fast_events(self) -> FastEvent | None:
-        """``fast_event`` (see ``fastpath.fast_events``): this stream's translator renders."""
+        """``fast_event`` (see ``fast_path.fast_events``): this stream's translator renders."""
         translator = self.translator
 
         def general(kind: int, text: str) -> bytes:  # what the translator declined
-            data = self.out(translator._translate([core_event(translator.reader, kind, text)]))
+            data = self.out(translator._translate([translator.reader.core_event(kind, text)]))
             return data if isinstance(data, bytes) else b"".join(data)
 
         return fast_events(translator.reader, translator.fast_delta, general, translator)

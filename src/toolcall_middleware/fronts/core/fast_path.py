@@ -9,7 +9,7 @@ again costs several times what the text itself does. So, for those events only:
   stream's chunk template (``chunk_template.ChunkTemplate``, the one the chat path uses), without
   decoding the rest of the chunk;
 - ``Translator.fast_delta`` (a front's one hook) gives the bytes of its own event for that
-  text, rendered from an ``EventTemplate`` (``templates.py``): bytes learnt once per item or
+  text, written from an ``EventTemplate`` (``templates.py``): bytes learnt once per item or
   block, where only a number (a sequence number) and the JSON-escaped text vary.
 
 **The rule: every fast path yields exactly the bytes the general path would, or declines.**
@@ -29,10 +29,10 @@ from ...deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL
 from ...fast_path import TEMPLATE_TRIES
 from ...handoff import Handed
 from ...native_calls import NativeToolCalls
-from .events import CallArgs, Event, ReasoningDelta, TextDelta
+from .events import ArgsDelta, Event, ReasoningDelta, TextDelta
 
 #: What ``ChatReader.read_fast`` read: the kind of the one core event the general path reads
-#: from the chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``CallArgs`` of the open
+#: from the chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``ArgsDelta`` of the open
 #: call), or ``NOTHING`` when it reads none.
 REASONING, CONTENT, ARGUMENTS, NOTHING = 0, 1, 2, 3
 
@@ -41,8 +41,6 @@ FastEvent = Callable[[bytes, Handed | None], bytes | None]
 
 _loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
 _NOTHING_READ = (NOTHING, "")
-#: Delta members after ``"reasoning":`` when the same text is in both reasoning fields.
-_THEN_REASONING_CONTENT = b',"reasoning_content":'
 #: The delta members of one piece of a call's arguments, around its index and its text.
 _ARGS_HEAD, _ARGS_MIDDLE, _ARGS_TAIL = PIECE_HEAD[1:], PIECE_MIDDLE, PIECE_TAIL[:-1]
 #: Call indexes as JSON writes them (no sign, no leading zero, no exponent), the first few
@@ -79,12 +77,9 @@ class FastChunkReading:
 
     _template: ChunkTemplate | None = None
     _template_tries = TEMPLATE_TRIES
-    # From the template: the event's tail, and its heads through the usual delta members'
-    # names (where their values start). No event starts with "\0": none matches before.
-    _tail, _tail_size = b"", 0
-    _reasoning_head = _content_head = _arguments_head = b"\0"
-    _reasoning_at = _content_at = _arguments_at = 0
-    _arguments_end = b""
+    # From the template: the head of an event holding one piece of a call's arguments, and
+    # its end after the text. No event starts with "\0": none matches before a template.
+    _arguments_head, _arguments_at, _arguments_end = b"\0", 0, b""
 
     def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
         """Take the stream's chunk template from ``data``, the JSON of ``chunk``, before
@@ -101,14 +96,8 @@ class FastChunkReading:
         self._template_tries -= 1
         learnt = ChunkTemplate.learn(data, chunk, 0, delta)
         if learnt is not None:
-            head = learnt.head
             self._template = learnt
-            self._tail, self._tail_size = learnt.tail, len(learnt.tail)
-            self._reasoning_head = head + b'"reasoning":'
-            self._content_head = head + b'"content":'
-            self._arguments_head = head + _ARGS_HEAD
-            self._reasoning_at = len(self._reasoning_head)
-            self._content_at = len(self._content_head)
+            self._arguments_head = learnt.head + _ARGS_HEAD
             self._arguments_at = len(self._arguments_head)
             self._arguments_end = _ARGS_TAIL + learnt.tail
 
@@ -116,45 +105,16 @@ class FastChunkReading:
         """One SSE event, ``data: {...}\\n\\n`` and nothing else, read undecoded: the one
         event ``feed`` would give for its chunk as ``(kind, text)``, the reader moved on as
         ``feed`` moves it; or ``None``, nothing changed: decode it and ``feed`` it."""
-        if self.holds_bytes:  # a character cut short waits for its channel's next text
-            return None
-        if event.startswith(self._reasoning_head):
-            if not event.endswith(self._tail):
-                return None
-            value, both, second = event[self._reasoning_at : -self._tail_size].partition(
-                _THEN_REASONING_CONTENT
-            )
-            if both and value != second:
-                return None
-            kind = REASONING
-        elif event.startswith(self._arguments_head):
+        template = self._template
+        if template is None or self.holds_bytes:  # (a character cut short waits for its
+            return None  # channel's next text)
+        if event.startswith(self._arguments_head):
             return self._read_arguments(event)
-        elif event.startswith(self._content_head):
-            if not event.endswith(self._tail):
-                return None
-            value = event[self._content_at : -self._tail_size]
-            kind = CONTENT
-        else:  # the rarer text shapes (reasoning_content first)
-            template = self._template
-            if (
-                template is None
-                or not event.endswith(template.tail)
-                or not event.startswith(template.head)
-            ):
-                return None
-            found = template.text(event)
-            if found is None:
-                return None
-            value = found[1]
-            kind = CONTENT if found[0][0] == "content" else REASONING
-        try:
-            # One JSON string and nothing around it (whitespace could hold an SSE line break).
-            if value[0] != 34 or value[-1] != 34:  # 34: '"'
-                return None
-            text = _loads(value)
-        except (IndexError, _JSONDecodeError):
+        found = template.read(event)  # the one reading of a text event, the chat path's too
+        if found is None:
             return None
-        return self._text(kind, text)
+        fields, text = found
+        return self._text(CONTENT if fields[0] == "content" else REASONING, text)
 
     def _read_arguments(self, event: bytes) -> tuple[int, str] | None:
         """One piece of the open call's arguments: what ``feed`` reads through
@@ -220,6 +180,14 @@ class FastChunkReading:
         self._answer_size = size
         return kind, text
 
+    def core_event(self, kind: int, text: str) -> Event:
+        """The core event ``read_fast`` or ``read_handed`` read as ``(kind, text)``."""
+        if kind == ARGUMENTS:
+            call = self._open
+            assert call is not None  # (the call it was a piece of)
+            return ArgsDelta(call.index, text)
+        return ReasoningDelta(text) if kind == REASONING else TextDelta(text)
+
     def _arguments(self, index: int, fragment: str) -> tuple[int, str] | None:
         """What ``feed`` does with one piece of a call's arguments (``continuation``), or
         ``None``: it would do more."""
@@ -256,87 +224,54 @@ class _Done(Protocol):
     def done(self) -> bool: ...
 
 
+class UsualEvents:
+    """A front's fast path for the responder (its ``FrontStream.fast_event`` is ``event``, a
+    bound method), over the front's ``ChatReader``: for one whole SSE event (``data:
+    {...}\\n\\n``, nothing else) and what the chat path ``handed`` of it (``handoff.py``), the
+    bytes the front's ``chunk`` would give for its decoded chunk, or ``None`` (nothing changed:
+    decode it and call ``chunk``).
+
+    The reader reads the event (``read_handed``, else ``read_fast``); ``fast_delta(kind,
+    text)`` gives the front's bytes for what it read, or ``None``, and then ``general(kind,
+    text)`` gives them the general way (from ``ChatReader.core_event``). Nothing is read once
+    ``front.done``."""
+
+    __slots__ = ("_fast_delta", "_front", "_general", "_reader")
+
+    def __init__(
+        self,
+        reader: FastChunkReading,
+        fast_delta: Callable[[int, str], bytes | None],
+        general: Callable[[int, str], bytes],
+        front: _Done,
+    ) -> None:
+        self._reader = reader
+        self._fast_delta = fast_delta
+        self._general = general
+        self._front = front
+
+    def event(self, event: bytes, handed: Handed | None) -> bytes | None:
+        if self._front.done:
+            return None
+        reader = self._reader
+        found = reader.read_fast(event) if handed is None else reader.read_handed(handed)
+        if found is None:
+            return None
+        kind, text = found
+        if kind == NOTHING:
+            return b""
+        data = self._fast_delta(kind, text)
+        return self._general(kind, text) if data is None else data
+
+
 def fast_events(
     reader: FastChunkReading,
     fast_delta: Callable[[int, str], bytes | None],
     general: Callable[[int, str], bytes],
     front: _Done,
 ) -> FastEvent | None:
-    """A front's fast path for the responder (its ``FrontStream.fast_event``), over the front's
-    ``ChatReader``: for one whole SSE event (``data: {...}\\n\\n``, nothing else) and what the
-    chat path ``handed`` of it (``handoff.py``), the bytes the front's ``chunk`` would give
-    for its decoded chunk, or ``None`` (nothing changed: decode it and call ``chunk``).
-
-    The reader reads the event (``read_handed``, else ``read_fast``); ``fast_delta(kind,
-    text)`` gives the front's bytes for what it read, or ``None``, and then ``general(kind,
-    text)`` gives them the general way (``core_event`` is the core event read). Nothing is
-    read once ``front.done``, nor while the reader holds a character cut short (its channel's
-    next text must join it). ``None`` when the fast path is off (``enabled``)."""
-    if not enabled:
-        return None
-    read, read_handed = reader.read_fast, reader.read_handed
-    open_arguments = reader._native.open_arguments
-
-    def fast_event(event: bytes, handed: Handed | None) -> bytes | None:
-        if front.done:
-            return None
-        if handed is None:
-            found = read(event)
-        else:
-            index, fields, text = handed
-            if index:
-                return None  # (another choice: ``read_handed`` declines it)
-            if type(fields) is tuple:
-                # One text, as the chat path hands most events: ``read_handed`` and
-                # ``_text``, inline.
-                size = reader._answer_size + len(text)
-                if (
-                    not text
-                    or reader.done
-                    or reader.holds_bytes
-                    or not reader._calls_closed
-                    or (reader.max_answer_bytes is not None and size > reader.max_answer_bytes)
-                ):
-                    return None
-                reader._answer_size = size
-                kind = CONTENT if fields[0] == "content" else REASONING
-                data = fast_delta(kind, text)
-                return general(kind, text) if data is None else data
-            if type(fields) is int:
-                # One piece of a call's arguments, as the chat path hands most of a call's
-                # events: ``read_handed`` and ``_arguments``, inline.
-                call = reader._open
-                size = len(text)
-                answer = reader._answer_size + size
-                if (
-                    call is None
-                    or reader.done
-                    or reader.holds_bytes
-                    or not size
-                    or call.size + size > reader.max_arguments_bytes
-                    or (reader.max_answer_bytes is not None and answer > reader.max_answer_bytes)
-                ):
-                    return None
-                piece = open_arguments(fields, text)
-                if piece is None:
-                    return None
-                if piece < 0:
-                    return b""
-                call.size += size
-                reader._answer_size = answer
-                call.parts.append(text)
-                data = fast_delta(ARGUMENTS, text)
-                return general(ARGUMENTS, text) if data is None else data
-            found = read_handed(handed)
-        if found is None:
-            return None
-        kind, text = found
-        if kind == NOTHING:
-            return b""
-        data = fast_delta(kind, text)
-        return general(kind, text) if data is None else data
-
-    return fast_event
+    """``UsualEvents(...).event``, or ``None`` when the fast path is off (``enabled``)."""
+    return UsualEvents(reader, fast_delta, general, front).event if enabled else None
 
 
 def handed_chunk(handed: Handed) -> dict[str, Any]:
@@ -352,15 +287,6 @@ def handed_chunk(handed: Handed) -> dict[str, Any]:
     else:
         delta = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
     return {"choices": [{"index": index, "delta": delta}]}
-
-
-def core_event(reader: FastChunkReading, kind: int, text: str) -> Event:
-    """The core event ``read_fast`` or ``read_handed`` read as ``(kind, text)``."""
-    if kind == ARGUMENTS:
-        call = reader._open
-        assert call is not None  # (the call it was a piece of)
-        return CallArgs(call.index, text)
-    return ReasoningDelta(text) if kind == REASONING else TextDelta(text)
 
 
 def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
