@@ -140,23 +140,20 @@ class ResponseTranslator(Translator):
         for event in events:
             if self.done:
                 break
-            kind = type(event)
-            if kind is ReasoningDelta:
-                self._text("reasoning", event.text, out)  # type: ignore[union-attr]
-            elif kind is TextDelta:
-                channel = event.channel  # type: ignore[union-attr]
-                self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is ArgsDelta:
+            if isinstance(event, ReasoningDelta):
+                self._text("reasoning", event.text, out)
+            elif isinstance(event, TextDelta):
+                channel = "refusal" if event.channel == "refusal" else "output_text"
+                self._text(channel, event.text, out)
+            elif isinstance(event, ArgsDelta):
                 call = self.call
-                if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
+                if len(event.fragment) >= LARGE_STRING:
                     self.large = True
                 if call is not None and not self.call_custom:
                     seq = self.seq
                     self.seq = seq + 1
-                    fragment = event.fragment  # type: ignore[union-attr]
-                    out.append(
-                        items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
-                    )
+                    index = len(self.output) - 1
+                    out.append(items.arguments_delta(call["id"], index, seq, event.fragment))
             elif isinstance(event, CallOpened):
                 self._call_start(event, out)
             elif isinstance(event, CallClosed):
