@@ -15,7 +15,7 @@ from fronts.hostile import KIMI_CALL, upstream_bodies
 from fronts.test_fastpath import deterministic, event, sse_app
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.asgi import Message, Receive, Scope, Send
-from toolcall_middleware.handoff import KEY, offer
+from toolcall_middleware.handoff import KEY, ArgsPiece, DeltaPiece, TextPiece, offer
 
 REQUEST = orjson.dumps(
     {
@@ -51,16 +51,17 @@ def assert_handed_is_decoded(handed: Any, body: bytes) -> None:
     assert body.startswith(b"data: ") and body.endswith(b"\n\n"), body
     assert body.count(b"\n") == 2 and b"\r" not in body, body
     chunk = orjson.loads(body[6:-2])
-    index, fields, payload = handed
     (choice,) = chunk["choices"]
-    assert choice.get("index", 0) == index and choice.get("finish_reason") is None
+    assert choice.get("index", 0) == handed.index and choice.get("finish_reason") is None
     assert "usage" not in chunk
-    if fields is None:
-        expected = payload
-    elif type(fields) is int:  # one piece of the arguments of the call at that index
-        expected = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
+    if isinstance(handed, DeltaPiece):
+        expected = handed.delta
+    elif isinstance(handed, ArgsPiece):  # one piece of the arguments of the call at that index
+        args = {"index": handed.call, "function": {"arguments": handed.fragment}}
+        expected = {"tool_calls": [args]}
     else:
-        expected = dict.fromkeys(fields, payload)
+        assert isinstance(handed, TextPiece)
+        expected = dict.fromkeys(handed.fields, handed.text)
     assert choice["delta"] == expected
 
 
@@ -86,10 +87,10 @@ def test_a_usual_stream_is_handed_over() -> None:
     handed = [m for m in messages if KEY in m]
     for message in handed:
         assert_handed_is_decoded(message[KEY], message["body"])
-    kinds = {"text" if type(m[KEY][1]) is tuple else "piece" for m in handed}
+    kinds = {"text" if isinstance(m[KEY], TextPiece) else "piece" for m in handed}
     # The text after the first event (the template) and the call's argument pieces.
     assert kinds == {"text", "piece"} and len(handed) >= 8, [m.get("body") for m in messages]
-    assert all(type(m[KEY][1]) is int for m in handed if b'{"arguments":"' in m["body"])
+    assert all(isinstance(m[KEY], ArgsPiece) for m in handed if b'{"arguments":"' in m["body"])
 
 
 @pytest.mark.parametrize("space", [b"\n", b"\r", b" ", b"\t"])

@@ -24,13 +24,15 @@ Two shortcuts, each resting on one invariant:
 
 from __future__ import annotations
 
+from typing import cast
+
 import orjson
 
 from . import lenient_json
 from .chunk_rewriter import ChunkRewriter
 from .chunk_template import ChunkTemplate, one_text_choice
 from .deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL, Chunk, piece_delta
-from .handoff import Reading
+from .handoff import ArgsPiece, DeltaPiece, Reading, TextPiece
 from .sse import DONE, encode_chunks
 
 #: Chunks a stream may try to learn a template from (each try re-encodes one chunk).
@@ -132,7 +134,7 @@ class FastPath(Reading):
                     and not any(char in text for char in self._triggers)
                 ):
                     if self.hand:  # see handoff
-                        self.handed = (template.index, fields, text)
+                        self.handed = TextPiece(template.index, fields, text)
                     return raw
             rewriter = self._rewriter
             if rewriter.one_index == template.index:  # (else: decoded, as the general path)
@@ -146,7 +148,7 @@ class FastPath(Reading):
                         members = lenient_json.dumps(piece_delta(out))
                         return template.delta_head + members + template.delta_tail
                     if self.hand:
-                        self.handed = (template.index, call, fragment)
+                        self.handed = ArgsPiece(template.index, call, fragment)
                     if call != self._piece_call:  # kept for the call streaming now
                         self._piece_call = call
                         self._piece_head = _join(
@@ -155,7 +157,7 @@ class FastPath(Reading):
                     return self._piece_head + written + self._piece_tail
                 if out is None:  # unchanged
                     if self.hand:
-                        self.handed = (template.index, fields, text)
+                        self.handed = TextPiece(template.index, fields, text)
                     return raw
                 if type(out) is list:  # not one delta: the chunks, as the general path writes
                     self.handed = None
@@ -168,7 +170,7 @@ class FastPath(Reading):
                     members = lenient_json.dumps(out)
                 else:
                     if self.hand:
-                        self.handed = (template.index, None, out)
+                        self.handed = DeltaPiece(template.index, cast(Chunk, out))
                 return template.delta_head + members + template.delta_tail
         if idle and raw.endswith(b"\n\n") and self.unchanging(raw):  # whole events
             self.handed = None

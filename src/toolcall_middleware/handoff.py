@@ -7,14 +7,14 @@ front offers the extension ``EXTENSION`` in the scope it calls the chat path wit
 path may then add ``KEY`` to a streamed body message that is not the last (``more_body``
 true), with one of:
 
-- ``(index, fields, text)``: the body is one SSE event, ``data: <chunk>`` and a blank line and
-  nothing else, whose chunk has one choice, of this ``index``, without finish reason, and no
-  usage, and whose delta is the text fields ``fields`` (as ``ChunkTemplate.text`` names them)
-  each holding ``text``;
-- ``(index, call, fragment)``: the same, whose delta is one piece of the arguments of the
-  call at output index ``call`` (an int): ``{"tool_calls": [{"index": call, "function":
+- ``TextPiece(index, fields, text)``: the body is one SSE event, ``data: <chunk>`` and a blank
+  line and nothing else, whose chunk has one choice, of this ``index``, without finish reason,
+  and no usage, and whose delta is the text fields ``fields`` (as ``ChunkTemplate.read`` names
+  them) each holding ``text``;
+- ``ArgsPiece(index, call, fragment)``: the same, whose delta is one piece of the arguments
+  of the call at output index ``call``: ``{"tool_calls": [{"index": call, "function":
   {"arguments": fragment}}]}``, as the chat path rewrites most events of a call;
-- ``(index, None, delta)``: the same, with this ``delta`` object.
+- ``DeltaPiece(index, delta)``: the same, with this ``delta`` object.
 
 **The rule: what is handed is exactly what decoding the body gives, or nothing is handed.**
 The body goes out unchanged either way, so every other consumer, and a front that declines
@@ -31,7 +31,40 @@ EXTENSION = "toolcall.deltas"
 #: The body message key a reading is handed under.
 KEY = "toolcall.delta"
 
-Handed = tuple[int, tuple[str, ...] | int | None, Any]
+
+class TextPiece:
+    """One text in one or more text fields of choice ``index`` (see the module's doc)."""
+
+    __slots__ = ("fields", "index", "text")
+
+    def __init__(self, index: int, fields: tuple[str, ...], text: str) -> None:
+        self.index = index
+        self.fields = fields
+        self.text = text
+
+
+class ArgsPiece:
+    """One piece of the arguments of the call at output index ``call``."""
+
+    __slots__ = ("call", "fragment", "index")
+
+    def __init__(self, index: int, call: int, fragment: str) -> None:
+        self.index = index
+        self.call = call
+        self.fragment = fragment
+
+
+class DeltaPiece:
+    """Any other delta object of choice ``index`` (the chat path's own: read, not kept)."""
+
+    __slots__ = ("delta", "index")
+
+    def __init__(self, index: int, delta: dict[str, Any]) -> None:
+        self.index = index
+        self.delta = delta
+
+
+Handed = TextPiece | ArgsPiece | DeltaPiece
 
 
 class Reading:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from toolcall_middleware import lenient_json
 from toolcall_middleware.fronts.core.wire import LARGE_STRING
-from toolcall_middleware.handoff import Handed
+from toolcall_middleware.handoff import ArgsPiece, DeltaPiece, Handed, TextPiece
 
 #: Past the size where a front encodes with the standard library (which escapes non-ASCII).
 HUGE = "é\u2028" * (LARGE_STRING // 2 + 5)
@@ -285,17 +285,17 @@ def handed_of(body: bytes) -> Handed | None:
         return None
     fields, values = tuple(delta), list(delta.values())
     if fields in TEXT_FIELDS and type(values[0]) is str and values.count(values[0]) == len(values):
-        return index, fields, values[0]
-    return index, None, delta
+        return TextPiece(index, fields, values[0])
+    return DeltaPiece(index, delta)
 
 
 def handed_as_the_chat_path_hands(body: bytes) -> Handed | None:
     """``handed_of``, with one piece of a call's arguments handed as the chat path hands it:
-    ``(index, call index, fragment)``."""
+    an ``ArgsPiece``."""
     handed = handed_of(body)
-    if handed is None or handed[1] is not None:
+    if not isinstance(handed, DeltaPiece):
         return handed
-    index, _, delta = handed
+    index, delta = handed.index, handed.delta
     entries = delta.get("tool_calls")
     if len(delta) != 1 or type(entries) is not list or len(entries) != 1:
         return handed
@@ -306,4 +306,4 @@ def handed_as_the_chat_path_hands(body: bytes) -> Handed | None:
     if type(call) is not int or type(function) is not dict or list(function) != ["arguments"]:
         return handed
     fragment = function["arguments"]
-    return (index, call, fragment) if type(fragment) is str else handed
+    return ArgsPiece(index, call, fragment) if type(fragment) is str else handed

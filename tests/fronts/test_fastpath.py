@@ -18,7 +18,6 @@ import anyio
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from toolcall_middleware import (
     AnthropicMiddleware,
@@ -34,9 +33,8 @@ from toolcall_middleware.fronts.anthropic.request import translate_request as an
 from toolcall_middleware.fronts.core import fast_path as fastpath
 from toolcall_middleware.fronts.core.reader import ChatReader
 from toolcall_middleware.fronts.core.responder import FrontResponder
-from toolcall_middleware.fronts.core.templates import EventTemplate
 from toolcall_middleware.fronts.core.translator import EventStream
-from toolcall_middleware.fronts.core.wire import SSE_HEADERS, named_events
+from toolcall_middleware.fronts.core.wire import SSE_HEADERS
 from toolcall_middleware.fronts.gemini import GeminiStream
 from toolcall_middleware.fronts.gemini import translate_request as gemini_request
 from toolcall_middleware.fronts.responses import stream as responses_stream
@@ -461,44 +459,3 @@ def test_a_canonical_stream_is_read_and_written_on_the_fast_path() -> None:
         assert fast_reads.count(True) >= len(pieces) - 6, (front, fast_reads)
         if translator is not None:
             assert fast_writes.count(True) >= len(pieces) - 8, (front, fast_writes)
-
-
-# --- event templates -------------------------------------------------------------------------
-
-
-def _delta(seq: int, text: str) -> dict[str, Any]:
-    return {
-        "type": "delta",
-        "sequence_number": seq,
-        "item_id": "it_1",
-        "output_index": 3,
-        "delta": text,
-        "logprobs": [],
-    }
-
-
-@settings(max_examples=200, deadline=None)
-@given(number=st.integers(0, 1 << 62), text=st.text())
-def test_a_template_renders_what_the_encoder_writes(number: int, text: str) -> None:
-    template = EventTemplate.build(named_events, "delta", _delta)
-    assert template is not None
-    assert template.render(number, text) == named_events([("delta", _delta(number, text))])
-    plain = EventTemplate.build(named_events, "t", lambda _, t: {"d": {"text": t}}, numbered=False)
-    assert plain is not None
-    assert plain.render_text(text) == named_events([("t", {"d": {"text": text}})])
-
-
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda n, t: {"a": t, "b": t, "n": n},  # the text twice
-        lambda n, t: {"a": t, "size": len(t), "n": n},  # something made from the text
-        lambda n, t: {"a": t, "n": n, "next": n + 1},  # something made from the number
-        lambda n, t: {"a": t},  # no number
-        lambda n, t: {"a": t.upper(), "n": n},  # not the text as given
-    ],
-)
-def test_no_template_unless_the_number_and_text_are_placed_as_given(
-    make: Callable[[int, str], dict[str, Any]],
-) -> None:
-    assert EventTemplate.build(named_events, "k", make) is None

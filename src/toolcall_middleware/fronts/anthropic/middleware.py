@@ -15,26 +15,17 @@ from typing import Any
 
 from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
-from ...request import replay_receive
 from ...sse import encode_event
 from ..core.failures import UpstreamFailure
+from ..core.middleware import FrontMiddleware
 from ..core.pipeline import (
     REQUEST_HEADERS,
-    BodyTooLarge,
     ClientGone,
-    IntegerOutOfRange,
     Reply,
-    Untranslatable,
-    decode_request,
-    encode_upstream,
     header,
     json_reply,
-    read_request,
     send_reply,
-    translated,
-    upstream_scope,
 )
-from ..core.responder import FrontResponder
 from ..core.translator import EventStream
 from ..core.wire import LARGE_STRING
 from .errors import AnthropicError, from_failure, invalid_request
@@ -54,7 +45,7 @@ _DROP_HEADERS = REQUEST_HEADERS | {
 PING = encode_event(b'{"type": "ping"}', (b"event: ping",))
 
 
-class AnthropicMiddleware:
+class AnthropicMiddleware(FrontMiddleware):
     """Serve the Anthropic Messages API from an app that speaks OpenAI Chat Completions.
 
     Options (keyword, else ``TOOLCALL_ANTHROPIC_<NAME>`` environment variables):
@@ -67,6 +58,10 @@ class AnthropicMiddleware:
     ``messages_path``, ``upstream_path``, ``max_body_bytes``, ``max_upstream_bytes``.
     """
 
+    api = "anthropic"
+    error = AnthropicError
+    drop_headers = _DROP_HEADERS
+
     def __init__(
         self,
         app: ASGIApp,
@@ -77,11 +72,10 @@ class AnthropicMiddleware:
     ) -> None:
         """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
         its own; none by default)."""
-        self.app = app
-        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either an AnthropicOptions or keyword options, not both")
         self.options = options or AnthropicOptions.build(**keywords)
+        super().__init__(app, metrics, self.options)
         path = self.options.messages_path.rstrip("/")
         self._paths = {path: False, path + "/count_tokens": True}
 
@@ -105,52 +99,32 @@ class AnthropicMiddleware:
         if count_only:
             await send_reply(send, json_reply(200, {"input_tokens": chat.input_tokens}))
             return
-        # The translated body, then the client's own receive (its disconnect, when it comes).
-        upstream_receive = replay_receive(upstream_body, None, receive)
         user_agent = header(scope.get("headers", ()), b"user-agent") or b""
         front = AnthropicStream(chat, options, options.buffers_tool_input(user_agent))
-        responder = FrontResponder(
+        await self.respond(
+            scope,
+            receive,
             send,
             front,
+            upstream_body,
+            own_fields=options.upstream_fields,
             keepalive=PING,
             keepalive_interval=options.ping_interval or 0.0,
-            max_upstream_bytes=options.max_upstream_bytes,
-            metrics=self.metrics,
-            api="anthropic",
         )
-        target = upstream_scope(
-            scope,
-            options.upstream_path,
-            len(upstream_body),
-            stream=chat.stream,
-            drop=_DROP_HEADERS,
-            own_fields=options.upstream_fields,
-        )
-        await responder.run(self.app, target, upstream_receive)
+
+    def refuse(
+        self, message: str, *, status: int = 400, code: str | None = None, param: str | None = None
+    ) -> Exception:
+        if code == "request_too_large":
+            return AnthropicError(message, code, status)
+        return invalid_request(message)
 
     async def _translate(self, receive: Receive, count_only: bool) -> tuple[ChatRequest, bytes]:
-        try:
-            body = await read_request(receive, self.options.max_body_bytes)
-        except BodyTooLarge as exc:
-            raise AnthropicError(str(exc), "request_too_large", 413) from None
-        try:
-            doc = decode_request(body)
-        except IntegerOutOfRange as exc:
-            raise invalid_request(str(exc)) from None
-        except ValueError as exc:
-            raise invalid_request(f"request body is not valid JSON: {exc}") from None
-        del body
-        try:
-            chat = translated(
-                lambda: translate_request(doc, self.options.request, count_only=count_only),
-                AnthropicError,
-            )
-        except Untranslatable as exc:
-            raise invalid_request(str(exc)) from None
-        upstream_body = encode_upstream(chat.body) if chat is not None else None
-        if chat is None or upstream_body is None:
-            raise invalid_request("request body nests JSON too deeply to translate")
-        return chat, upstream_body
+        doc = await self.read_json(receive)
+        request = self.options.request
+        return self.translate(
+            lambda: translate_request(doc, request, count_only=count_only), lambda chat: chat.body
+        )
 
 
 class AnthropicStream(EventStream):

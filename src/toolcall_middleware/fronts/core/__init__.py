@@ -9,6 +9,8 @@ A front is a request translator plus an encoder of the core's events:
 - ``undecoded``: upstream text that is not UTF-8, decoded per channel (a character cut between
   events joined, each byte that is not UTF-8 a counted U+FFFD).
 - ``large``: documents holding a whole answer's text, written with little memory.
+- ``middleware``: ``FrontMiddleware``, the request pipeline each front's middleware runs (read,
+  decode, translate with its guards, respond), with the API's name, headers and errors as hooks.
 - ``pipeline``: the client's body with a size limit, its translation guarded, the in-process
   upstream request, whole replies; ``wire``: SSE framing and the JSON a front sends.
 - ``responder``: ``FrontResponder`` runs the wrapped app and writes a ``FrontStream``'s bytes,

@@ -27,7 +27,7 @@ import orjson
 from ...chunk_template import ChunkTemplate
 from ...deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL
 from ...fast_path import TEMPLATE_TRIES
-from ...handoff import Handed
+from ...handoff import ArgsPiece, Handed, TextPiece
 from ...native_calls import NativeToolCalls
 from .events import ArgsDelta, Event, ReasoningDelta, TextDelta
 
@@ -140,24 +140,25 @@ class FastChunkReading:
 
     def read_handed(self, handed: Handed) -> tuple[int, str] | None:
         """``read_fast`` for an event the chat path read already (``handoff.py``)."""
-        index, fields, payload = handed
-        if index != 0 or self.holds_bytes:
+        if handed.index != 0 or self.holds_bytes:
             return None
-        if isinstance(fields, int):  # one piece of a call's arguments, as most call events are
-            return self._arguments(fields, payload)
-        if fields is not None:
-            return self._text(CONTENT if fields[0] == "content" else REASONING, payload)
-        # (A payload is decoded JSON: only a dict takes a string key, so the subscripts test
-        # the types.)
+        if isinstance(handed, ArgsPiece):  # a piece of a call's arguments, as most call events
+            return self._arguments(handed.call, handed.fragment)
+        if isinstance(handed, TextPiece):
+            fields, text = handed.fields, handed.text
+            return self._text(CONTENT if fields[0] == "content" else REASONING, text)
+        # A delta object: decoded JSON, where only a dict takes a string key (the subscripts
+        # test the types).
+        delta: Any = handed.delta
         try:
-            entries = payload["tool_calls"]
+            entries = delta["tool_calls"]
             (entry,) = entries
             function, call_index = entry["function"], entry["index"]
             fragment = function["arguments"]
         except (KeyError, TypeError, ValueError):
             return None
         if (
-            len(payload) != 1
+            len(delta) != 1
             or type(entries) is not list
             or len(entry) != 2
             or len(function) != 1
@@ -279,14 +280,15 @@ def handed_chunk(handed: Handed) -> dict[str, Any]:
     (``FrontStream.chunk``): its one choice, of its index, with that choice's delta, and no
     finish reason or usage. (A handed delta object is the chat path's own: the reader takes
     strings and numbers from it at once and keeps no part of it.)"""
-    index, fields, payload = handed
-    if type(fields) is tuple:
-        delta: dict[str, Any] = dict.fromkeys(fields, payload)
-    elif fields is None:
-        delta = payload
+    delta: dict[str, Any]
+    if isinstance(handed, TextPiece):
+        delta = dict.fromkeys(handed.fields, handed.text)
+    elif isinstance(handed, ArgsPiece):
+        args = {"index": handed.call, "function": {"arguments": handed.fragment}}
+        delta = {"tool_calls": [args]}
     else:
-        delta = {"tool_calls": [{"index": fields, "function": {"arguments": payload}}]}
-    return {"choices": [{"index": index, "delta": delta}]}
+        delta = handed.delta
+    return {"choices": [{"index": handed.index, "delta": delta}]}
 
 
 def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ one, renders its own event from byte templates.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 import orjson
@@ -20,7 +20,6 @@ from .failures import UpstreamFailure
 from .fast_path import FastEvent, fast_events
 from .pipeline import Reply
 from .reader import ChatReader
-from .templates import Encoder, EventTemplate, Maker
 from .wire import Output, event_head, large_events, named_events
 
 WireEvent = tuple[str, dict[str, Any]]
@@ -110,12 +109,6 @@ class Translator:
 
     # --- the fast path (``fast_path.py``) -----------------------------------------------------
 
-    #: How the stream encodes this translator's events (``EventStream`` sets it), so event
-    #: templates are made with the very encoder the general path uses.
-    encoder: Encoder = staticmethod(named_events)
-    #: ``template``'s ``(kind, alike, numbered)`` keys proved so far in this stream.
-    _proved_templates: frozenset[tuple[str, Hashable, bool]] = frozenset()
-
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """The hook a front gives to send the usual event without building it: the bytes the
         stream would send for the one core event the reader just read, a ``ReasoningDelta``,
@@ -123,27 +116,8 @@ class Translator:
         ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
         on as ``_translate`` moves it; or ``None``, nothing changed, for the general path.
         Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must
-        be declined. ``template`` makes the bytes."""
+        be declined. A front writes the bytes from its ``templates.EventTemplate``."""
         return None
-
-    def template(
-        self, kind: str, make: Maker, *, numbered: bool = True, alike: Hashable = None
-    ) -> EventTemplate | None:
-        """The bytes of ``kind`` events whose data ``make(number, text)`` builds: give it the
-        function the general path builds them with (see ``EventTemplate``). ``make`` is
-        proved to place the number and text as given, and nothing made from them, on every
-        call; or, with an ``alike`` key (the deltas of every item of one kind, say, built by
-        one function), once per stream for that key and ``kind``."""
-        if alike is None:
-            return EventTemplate.build(self.encoder, kind, make, numbered=numbered)
-        key = (kind, alike, numbered)
-        proved = key in self._proved_templates
-        template = EventTemplate.build(
-            self.encoder, kind, make, numbered=numbered, check=not proved
-        )
-        if template is not None and not proved:
-            self._proved_templates = self._proved_templates | {key}
-        return template
 
 
 class EventStream:
@@ -156,7 +130,6 @@ class EventStream:
 
     def __init__(self, translator: Translator, stream: bool) -> None:
         self.translator = translator
-        translator.encoder = self.encode
         self.stream = stream
         #: The answer's last bytes are built (the translator ended it, and ``out`` wrote it).
         self._ended = False

@@ -24,23 +24,14 @@ import anyio
 
 from ...asgi import ASGIApp, Message, Receive, Scope, Send
 from ...metrics import Metrics
-from ...request import replay_receive
+from ..core.middleware import FrontMiddleware
 from ..core.pipeline import (
     REQUEST_HEADERS,
-    BodyTooLarge,
     ClientGone,
-    IntegerOutOfRange,
-    Untranslatable,
-    decode_request,
-    encode_upstream,
     header,
     json_reply,
-    read_request,
     send_reply,
-    translated,
-    upstream_scope,
 )
-from ..core.responder import FrontResponder
 from ..core.wire import SSE_HEADERS
 from .errors import GeminiError, invalid_argument
 from .models import model_doc, model_list
@@ -77,7 +68,7 @@ def route(path: str) -> tuple[str, str] | None:
     return version, rest.rstrip("/")
 
 
-class GeminiMiddleware:
+class GeminiMiddleware(FrontMiddleware):
     """Serve the Gemini API from an app that speaks OpenAI Chat Completions.
 
     Options (keyword, else ``TOOLCALL_GEMINI_<NAME>`` environment variables, see
@@ -86,6 +77,10 @@ class GeminiMiddleware:
     ``context_scale``, ``api_key``, ``upstream_path``, ``max_body_bytes``,
     ``max_upstream_bytes``.
     """
+
+    api = "gemini"
+    error = GeminiError
+    drop_headers = _DROP_HEADERS
 
     def __init__(
         self,
@@ -97,11 +92,10 @@ class GeminiMiddleware:
     ) -> None:
         """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
         its own; none by default)."""
-        self.app = app
-        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a GeminiOptions or keyword options, not both")
         self.options = options or GeminiOptions.build(**keywords)
+        super().__init__(app, metrics, self.options)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         found = route(scope["path"]) if scope["type"] == "http" else None
@@ -160,56 +154,35 @@ class GeminiMiddleware:
             max_arguments_bytes=options.max_arguments_bytes,
             max_answer_bytes=options.max_upstream_bytes,
         )
-        responder = FrontResponder(
+        await self.respond(
+            self._with_key(scope, query),
+            receive,
             ErrorApart(send, front),
             front,
-            max_upstream_bytes=options.max_upstream_bytes,
-            metrics=self.metrics,
-            api="gemini",
-            stream_headers=SSE_HEADERS if framing == "sse" else _ARRAY_HEADERS,
-        )
-        target = upstream_scope(
-            self._with_key(scope, query),
-            options.upstream_path,
-            len(upstream_body),
-            stream=stream,
-            drop=_DROP_HEADERS,
-            api_key_headers=(API_KEY,),
+            upstream_body,
             own_fields=request.own_fields,
+            stream_headers=SSE_HEADERS if framing == "sse" else _ARRAY_HEADERS,
+            api_key_headers=(API_KEY,),
         )
-        # The translated body, then the client's own receive (its disconnect, when it comes).
-        await responder.run(self.app, target, replay_receive(upstream_body, None, receive))
 
     async def _translate(
         self, receive: Receive, model: str, action: str, stream: bool
     ) -> tuple[GeminiRequest, bytes]:
-        limit = self.options.max_body_bytes
-        try:
-            body = await read_request(receive, limit)
-        except BodyTooLarge:
-            message = f"Request payload size exceeds the limit: {limit} bytes."
-            raise invalid_argument(message) from None
-        try:
-            doc = decode_request(body) if body.strip() else {}
-        except IntegerOutOfRange as exc:
-            raise invalid_argument(str(exc)) from None
-        except ValueError as exc:
-            raise invalid_argument(f"request body is not valid JSON: {exc}") from None
-        del body
+        doc = await self.read_json(receive, lambda body: body if body.strip() else b"{}")
         count_only = action == "countTokens"
-        try:
-            request = translated(
-                lambda: translate_request(
-                    doc, model, self.options.request, stream=stream, count_only=count_only
-                ),
-                GeminiError,
-            )
-        except Untranslatable as exc:
-            raise invalid_argument(str(exc)) from None
-        upstream_body = encode_upstream(request.body) if request is not None else None
-        if request is None or upstream_body is None:
-            raise invalid_argument("request body nests JSON too deeply to translate")
-        return request, upstream_body
+        options = self.options.request
+        return self.translate(
+            lambda: translate_request(doc, model, options, stream=stream, count_only=count_only),
+            lambda request: request.body,
+        )
+
+    def refuse(
+        self, message: str, *, status: int = 400, code: str | None = None, param: str | None = None
+    ) -> Exception:
+        if code == "request_too_large":  # as Google words it, a 400
+            limit = self.max_body_bytes
+            message = f"Request payload size exceeds the limit: {limit} bytes."
+        return invalid_argument(message)
 
     def _with_key(self, scope: Scope, query: Mapping[str, list[str]]) -> Scope:
         """The scope whose ``x-goog-api-key`` is the configured upstream key, or the one the

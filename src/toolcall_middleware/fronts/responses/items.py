@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from ..core.templates import EventTemplate
+from ..core.wire import event_head
 from .reasoning import encode_reasoning
 
 Event = tuple[str, dict[str, Any]]
@@ -79,6 +81,19 @@ def text_delta(delta_type: str, item_id: str, index: int, seq: int, text: str) -
     if delta_type == "response.output_text.delta":
         data["logprobs"] = []
     return delta_type, data
+
+
+def text_delta_template(delta_type: str, item_id: str, index: int) -> EventTemplate:
+    """``text_delta(delta_type, item_id, index, seq, text)``, encoded, as bytes around ``seq``
+    and ``text`` (proved equal in ``tests/fronts/test_templates.py``)."""
+    head = event_head(delta_type) + b'{"type":' + _dumps(delta_type) + b',"sequence_number":'
+    part = "summary" if delta_type == "response.reasoning_summary_text.delta" else "content"
+    middle = b"".join(
+        (b',"item_id":', _dumps(item_id), b',"output_index":%d,"' % index, part.encode())
+    )
+    middle += b'_index":0,"delta":'
+    tail = b',"logprobs":[]}' if delta_type == "response.output_text.delta" else b"}"
+    return EventTemplate(head, middle, tail + b"\n\n")
 
 
 def opened(
@@ -296,6 +311,15 @@ def arguments_delta(item_id: str, index: int, seq: int, fragment: str) -> Event:
             "delta": fragment,
         },
     )
+
+
+def arguments_delta_template(item_id: str, index: int) -> EventTemplate:
+    """``arguments_delta(item_id, index, seq, fragment)``, encoded, as bytes around ``seq``
+    and ``fragment`` (proved equal in ``tests/fronts/test_templates.py``)."""
+    kind = "response.function_call_arguments.delta"
+    head = event_head(kind) + b'{"type":"' + kind.encode() + b'","sequence_number":'
+    middle = b',"item_id":' + _dumps(item_id) + b',"output_index":%d,"delta":' % index
+    return EventTemplate(head, middle, b"}\n\n")
 
 
 def arguments_done(seq: int, item_id: str, index: int, arguments: str) -> Event:

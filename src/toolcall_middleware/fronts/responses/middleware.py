@@ -20,25 +20,16 @@ from typing import Any
 
 from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
-from ...request import replay_receive
 from ..core.failures import UpstreamFailure
+from ..core.middleware import FrontMiddleware
 from ..core.pipeline import (
     REQUEST_HEADERS,
-    BodyTooLarge,
     ClientGone,
-    IntegerOutOfRange,
     Reply,
-    Untranslatable,
-    decode_request,
-    encode_upstream,
     header,
     json_reply,
-    read_request,
     send_reply,
-    translated,
-    upstream_scope,
 )
-from ..core.responder import FrontResponder
 from ..core.translator import EventStream
 from ..core.wire import SSE_HEADERS, Output
 from .errors import ResponsesError, from_failure, invalid
@@ -62,7 +53,7 @@ _KEPT_ENDS = frozenset({"response.completed", "response.incomplete"})
 _DROP_HEADERS = REQUEST_HEADERS | {b"openai-beta", b"session_id", b"originator"}
 
 
-class ResponsesMiddleware:
+class ResponsesMiddleware(FrontMiddleware):
     """Serve the OpenAI Responses API from an app that speaks OpenAI Chat Completions.
 
     Options (keyword, else ``TOOLCALL_RESPONSES_<NAME>`` environment variables): ``model_map``,
@@ -71,6 +62,10 @@ class ResponsesMiddleware:
     ``max_upstream_bytes``, ``store``, ``store_ttl``, ``store_max_bytes`` (see
     ``ResponsesOptions``).
     """
+
+    api = "responses"
+    error = ResponsesError
+    drop_headers = _DROP_HEADERS
 
     def __init__(
         self,
@@ -84,11 +79,10 @@ class ResponsesMiddleware:
         """``metrics``: where what only the front sees is counted (``toolcall serve`` gives
         its own; none by default). ``response_store``: a ``ResponseStore`` used in place of
         the one the ``store`` option names."""
-        self.app = app
-        self.metrics = metrics
         if options is not None and keywords:
             raise TypeError("pass either a ResponsesOptions or keyword options, not both")
         self.options = options or ResponsesOptions.build(**keywords)
+        super().__init__(app, metrics, self.options)
         store = response_store or open_store(
             self.options.store, ttl=self.options.store_ttl, max_bytes=self.options.store_max_bytes
         )
@@ -136,24 +130,16 @@ class ResponsesMiddleware:
         if isinstance(info, dict):
             info["model"] = request.body.get("model")
         front = ResponsesStream(request, options, saving, previous_response_id=previous_id)
-        responder = FrontResponder(
+        await self.respond(
+            scope,
+            receive,
             send,
             front,
+            upstream_body,
+            own_fields=options.upstream_fields,
             keepalive=KEEPALIVE,
             keepalive_interval=options.keepalive_interval or 0.0,
-            max_upstream_bytes=options.max_upstream_bytes,
-            metrics=self.metrics,
-            api="responses",
         )
-        target = upstream_scope(
-            scope,
-            options.upstream_path,
-            len(upstream_body),
-            stream=request.stream,
-            drop=_DROP_HEADERS,
-            own_fields=options.upstream_fields,
-        )
-        await responder.run(self.app, target, replay_receive(upstream_body, None, receive))
 
     async def _translate(
         self, scope: Scope, receive: Receive
@@ -177,28 +163,18 @@ class ResponsesMiddleware:
         return request, upstream_body, saving, conversation.previous_response_id
 
     def _chat_request(self, doc: Any) -> tuple[ResponsesRequest, bytes]:
-        try:
-            request = translated(
-                lambda: translate_request(doc, self._request_options), ResponsesError
-            )
-        except Untranslatable as exc:
-            raise invalid(str(exc)) from None
-        upstream_body = encode_upstream(request.body) if request is not None else None
-        if request is None or upstream_body is None:
-            raise invalid("request body nests JSON too deeply to translate")
-        return request, upstream_body
+        options = self._request_options
+        return self.translate(lambda: translate_request(doc, options), lambda r: r.body)
 
     async def _read(self, scope: Scope, receive: Receive) -> Any:
         """The request's JSON document."""
-        limit = self.options.max_body_bytes
-        try:
-            body = await read_request(receive, limit)
-        except BodyTooLarge as exc:
-            raise ResponsesError(str(exc), status=413, code="request_too_large") from None
         encoding = (header(scope.get("headers", ()), b"content-encoding") or b"identity").lower()
+        return await self.read_json(receive, lambda body: self._decoded(body, encoding))
+
+    def _decoded(self, body: bytes, encoding: bytes) -> bytes:
         if encoding == b"zstd":
-            body = _unzstd(body, limit)
-        elif encoding not in (b"identity", b""):
+            return _unzstd(body, self.max_body_bytes)
+        if encoding not in (b"identity", b""):
             raise ResponsesError(
                 f"request content-encoding {encoding.decode(errors='replace')!r} is not "
                 "supported (send identity or zstd; in Codex, "
@@ -206,12 +182,14 @@ class ResponsesMiddleware:
                 status=415,
                 code="unsupported_content_encoding",
             )
-        try:
-            return decode_request(body)
-        except IntegerOutOfRange as exc:
-            raise invalid(str(exc), exc.path) from None
-        except ValueError as exc:
-            raise invalid(f"request body is not valid JSON: {exc}") from None
+        return body
+
+    def refuse(
+        self, message: str, *, status: int = 400, code: str | None = None, param: str | None = None
+    ) -> Exception:
+        if status != 400:
+            return ResponsesError(message, status=status, code=code)
+        return invalid(message, param)
 
 
 def _unzstd(body: bytes, limit: int) -> bytes:

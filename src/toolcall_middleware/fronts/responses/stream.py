@@ -140,23 +140,20 @@ class ResponseTranslator(Translator):
         for event in events:
             if self.done:
                 break
-            kind = type(event)
-            if kind is ReasoningDelta:
-                self._text("reasoning", event.text, out)  # type: ignore[union-attr]
-            elif kind is TextDelta:
-                channel = event.channel  # type: ignore[union-attr]
-                self._text("refusal" if channel == "refusal" else "output_text", event.text, out)  # type: ignore[union-attr]
-            elif kind is ArgsDelta:
+            if isinstance(event, ReasoningDelta):
+                self._text("reasoning", event.text, out)
+            elif isinstance(event, TextDelta):
+                channel = "refusal" if event.channel == "refusal" else "output_text"
+                self._text(channel, event.text, out)
+            elif isinstance(event, ArgsDelta):
                 call = self.call
-                if len(event.fragment) >= LARGE_STRING:  # type: ignore[union-attr]
+                if len(event.fragment) >= LARGE_STRING:
                     self.large = True
                 if call is not None and not self.call_custom:
                     seq = self.seq
                     self.seq = seq + 1
-                    fragment = event.fragment  # type: ignore[union-attr]
-                    out.append(
-                        items.arguments_delta(call["id"], len(self.output) - 1, seq, fragment)
-                    )
+                    index = len(self.output) - 1
+                    out.append(items.arguments_delta(call["id"], index, seq, event.fragment))
             elif isinstance(event, CallOpened):
                 self._call_start(event, out)
             elif isinstance(event, CallClosed):
@@ -195,18 +192,11 @@ class ResponseTranslator(Translator):
             (self._fast_head, b"%d" % seq, self._fast_middle, _dumps(text), self._fast_tail)
         )
 
-    def _fast(self, kind: int, template: EventTemplate | None, parts: list[str] | None) -> None:
-        """What the fast path sends next: ``kind`` deltas from ``template`` (None: none)."""
-        if template is None:
-            self._fast_kind = -1
-        else:
-            self._fast_kind = kind
-            self._fast_head, self._fast_middle, self._fast_tail = (
-                template.head,
-                template.middle,
-                template.tail,
-            )
-            self._fast_parts = parts
+    def _fast(self, kind: int, template: EventTemplate, parts: list[str] | None) -> None:
+        """What the fast path sends next: ``kind`` deltas from ``template``."""
+        self._fast_kind = kind
+        self._fast_head, self._fast_middle = template.head, template.middle
+        self._fast_tail, self._fast_parts = template.tail, parts
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
         item = self.open
@@ -231,12 +221,7 @@ class ResponseTranslator(Translator):
         self.output.append(shell)  # replaced by the whole item when it is done
         fast_kind = _FAST_KINDS.get(kind, -1)
         if fast_kind != -1:
-            delta_type, item_id = self._delta_types[kind], item.id
-            template = self.template(
-                delta_type,
-                lambda seq, text: items.text_delta(delta_type, item_id, index, seq, text)[1],
-                alike="text",
-            )
+            template = items.text_delta_template(self._delta_types[kind], item.id, index)
             self._fast(fast_kind, template, item.parts)
         return item
 
@@ -276,12 +261,7 @@ class ResponseTranslator(Translator):
         if custom:  # sent whole at its end, input unwrapped: the fast path sends no pieces
             self._fast_kind = -1
             return
-        template = self.template(
-            "response.function_call_arguments.delta",
-            lambda seq, fragment: items.arguments_delta(item_id, index, seq, fragment)[1],
-            alike="call",
-        )
-        self._fast(ARGUMENTS, template, None)
+        self._fast(ARGUMENTS, items.arguments_delta_template(item_id, index), None)
         seq = self.seq
         self.seq = seq + 1
         out.append(items.call_added(seq, index, item))

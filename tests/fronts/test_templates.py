@@ -1,0 +1,62 @@
+"""Each front's event templates are the bytes its builders encode to, for any number and text.
+
+The fast path writes the usual delta event from an ``EventTemplate`` declared beside the
+builder of that event (``responses/items.py``, ``anthropic/stream.py``). Here each is proved
+equal to ``named_events`` of its builder on hostile values: quotes and backslashes, U+2028 and
+U+2029, NUL and other control characters, non-ASCII and astral characters, any id and index.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolcall_middleware.fronts.anthropic.stream import StreamTranslator, _delta, delta_template
+from toolcall_middleware.fronts.core.wire import named_events
+from toolcall_middleware.fronts.responses import items
+
+HOSTILE = st.text(
+    alphabet=st.one_of(
+        st.sampled_from('"\\\u2028\u2029\x00\x1f\x7fé€\U0001f600<>&'),
+        # (A lone surrogate is no text a JSON decoder gives, and orjson writes none.)
+        st.characters(exclude_categories=("Cs",)),
+    ),
+    max_size=40,
+)
+NUMBERS = st.integers(0, 1 << 62)
+DELTA_TYPES = sorted({t for how in ("summary", "text") for t in items.delta_types(how).values()})
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    delta_type=st.sampled_from(DELTA_TYPES),
+    item_id=HOSTILE,
+    index=NUMBERS,
+    seq=NUMBERS,
+    text=HOSTILE,
+)
+def test_a_responses_text_delta_is_its_template(
+    delta_type: str, item_id: str, index: int, seq: int, text: str
+) -> None:
+    template = items.text_delta_template(delta_type, item_id, index)
+    built = named_events([items.text_delta(delta_type, item_id, index, seq, text)])
+    assert template.render(seq, text) == built
+
+
+@settings(max_examples=150, deadline=None)
+@given(item_id=HOSTILE, index=NUMBERS, seq=NUMBERS, fragment=HOSTILE)
+def test_a_responses_arguments_delta_is_its_template(
+    item_id: str, index: int, seq: int, fragment: str
+) -> None:
+    template = items.arguments_delta_template(item_id, index)
+    built = named_events([items.arguments_delta(item_id, index, seq, fragment)])
+    assert template.render(seq, fragment) == built
+
+
+@settings(max_examples=150, deadline=None)
+@given(block=st.sampled_from(["thinking", "text", "tool_use"]), index=NUMBERS, text=HOSTILE)
+def test_an_anthropic_block_delta_is_its_template(block: str, index: int, text: str) -> None:
+    translator = StreamTranslator.__new__(StreamTranslator)  # the builder reads one attribute
+    translator._next_index = index + 1  # block ``index`` is the one open
+    built = named_events([translator._block_delta(_delta(block, text))])
+    assert delta_template(index, block).render_text(text) == built
