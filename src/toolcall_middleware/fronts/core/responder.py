@@ -1,12 +1,9 @@
 """``FrontResponder``: one translated response, between the wrapped app and the client.
 
-The front supplies a ``FrontStream`` (sans-I/O: chunk dicts in, its API's bytes out); the
-responder runs the wrapped app in process, decides once at ``http.response.start`` what the
-upstream sent (non-2xx, compressed, SSE, JSON), decodes it with bounded buffers, and writes what
-the front makes of it: a stream as it arrives, or one whole reply.
-
-Bounded memory: an SSE event, a JSON body and the kept part of an error body each have a cap;
-past it the response fails with the front's own error and the rest of the upstream is dropped.
+It runs the wrapped app in process, decides once at ``http.response.start`` what the upstream
+sent (non-2xx, compressed, SSE, JSON), and writes what the front's ``FrontStream`` (sans-I/O)
+makes of it: a stream as it arrives, or one whole reply. An SSE event, a JSON body and the kept
+part of an error body each have a cap; past it the response fails with the front's own error.
 """
 
 from __future__ import annotations
@@ -128,7 +125,9 @@ class FrontResponder:
                 if data is None:
                     await self._one_event(body, message)
                 elif data:
-                    await self._write_more(data)
+                    await self._send(
+                        {"type": "http.response.body", "body": data, "more_body": True}
+                    )
                 return
             if self.state == "sse" and message.get("more_body") and not self.decoder.buffered:
                 await self._one_event(message["body"], message)
@@ -164,10 +163,9 @@ class FrontResponder:
             await self._done()
 
     def _arm(self) -> None:
-        """Set ``_hot``, the fast path's hook, while a body message may take the hot path with
-        nothing else to check: the upstream streams SSE and the decoder holds nothing, the
-        client has the stream's head and is still there, and no keep-alive is being sent.
-        Called wherever one of these may change."""
+        """``_hot`` is the fast path's hook while nothing else needs checking: the upstream
+        streams SSE, the decoder holds nothing, the client has the head and no keep-alive is
+        in flight. Called wherever one of these may change."""
         self._hot = (
             self._fast_event
             if self.state == "sse"
@@ -207,9 +205,8 @@ class FrontResponder:
         self._arm()
 
     def _hold(self, body: bytes) -> None:
-        if body:
-            self.parts.append(body)
-            self.size += len(body)
+        self.parts.append(body)  # (an empty body adds nothing to the join)
+        self.size += len(body)
 
     async def _response_start(self, message: Message) -> None:
         self.status = status = message["status"]
@@ -342,8 +339,8 @@ class FrontResponder:
                 await self._write_more(piece)
 
     async def _write_more(self, data: bytes) -> None:
-        """A piece of the stream (``_write`` for a body message that is not the last)."""
-        await self._write({"type": "http.response.body", "body": data, "more_body": True})
+        """A piece of the stream (a body message that is not the last)."""
+        await self._send({"type": "http.response.body", "body": data, "more_body": True})
 
     async def _done(self) -> None:
         if self.state == "done":
@@ -398,19 +395,22 @@ class FrontResponder:
         await send_reply(self._write, reply)
 
     async def _write(self, message: Message) -> None:
+        await self._send(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.finished = True
+
+    async def _send(self, message: Message) -> None:
         if self.client_gone:
             raise OSError("client disconnected")
-        ping = self.ping
-        if ping is not None:  # one send at a time: let the keep-alive in flight finish
-            await ping.wait()
+        if self.ping is not None:  # one send at a time: let the keep-alive in flight finish
+            await self.ping.wait()
         try:
             await self.client_send(message)
         except Exception:
             self._client_lost()
             raise
-        self.last_write = time.monotonic()
-        if message["type"] == "http.response.body" and not message.get("more_body", False):
-            self.finished = True
+        if self.keepalive is not None:
+            self.last_write = time.monotonic()
 
     async def _write_keepalive(self, message: Message) -> None:
         """A keep-alive, unless the response is over; ``_write`` waits while it is sent."""
