@@ -898,6 +898,27 @@ scenario(
     reasoning_calls=[call("get_weather", '{"city": "Austin"}')],
 )
 
+# --- hunyuan_a13b: Hunyuan-A13B and Jamba (a JSON list in <tool_calls>) ---------------------
+scenario(
+    "hunyuan_a13b",
+    "tencent/Hunyuan-A13B-Instruct",
+    ("get_weather", "bash"),
+    what="Hunyuan-A13B JSON call list in <tool_calls>, inside its <answer> framing",
+    content='<answer>\nChecking both.<tool_calls>[{"name": "get_weather", "arguments": '
+    '{"city": "Shenzhen", "days": 2}}, {"name": "bash", "arguments": {"command": '
+    '"ls [a-z]*"}}]</tool_calls>\n</answer>',
+    content_text="Checking both.\n",
+    content_calls=[
+        call("get_weather", '{"city": "Shenzhen", "days": 2}'),
+        call("bash", '{"command": "ls [a-z]*"}'),
+    ],
+    reasoning_model="ai21labs/AI21-Jamba-Mini-1.7",
+    thinking="A <tool_calls> tag alone in prose is not a call.\n",
+    reasoning_markup='<tool_calls>[{"name": "get_weather", "arguments": {"city": "Haifa"}}]'
+    "</tool_calls>",
+    reasoning_calls=[call("get_weather", '{"city": "Haifa"}')],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

@@ -190,4 +190,133 @@ XLAM_CASES = [
     ),
 ]
 
-CASES = [*PHI4_MINI, *XLAM_CASES]
+HUNYUAN = "tencent/Hunyuan-A13B-Instruct"
+SF = {"city": "San Francisco", "metric": "celsius"}
+REGISTER = {
+    "name": "John Doe",
+    "age": 37,
+    "address": {"city": "San Francisco", "state": "CA"},
+    "role": None,
+    "passed_test": True,
+    "aliases": ["John", "Johnny"],
+}
+NESTED = {"level1": {"level2": {"level3": {"value": 123}}}}
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]]) -> str:
+    entries = [{"name": name, "arguments": arguments} for name, arguments in calls]
+    return f"<tool_calls>{json.dumps(entries, ensure_ascii=False)}</tool_calls>"
+
+
+def hunyuan(
+    name: str, text: str, calls: list[tuple[str, dict[str, Any]]], content: str = "", **kw: Any
+) -> PeerCase:
+    return case(f"{name} (Hunyuan-A13B)", "hunyuan_a13b", HUNYUAN, text, calls, content, **kw)
+
+
+HUNYUAN_A13B = [
+    hunyuan(
+        "test_extract[no tool call]", "How can I help you today?", [], "How can I help you today?"
+    ),
+    hunyuan("test_extract[single]", tool_calls(("get_weather", SF)), [("get_weather", SF)]),
+    hunyuan(
+        "test_extract[multiple]",
+        tool_calls(("get_weather", SF), ("register_user", REGISTER)),
+        [("get_weather", SF), ("register_user", REGISTER)],
+    ),
+    hunyuan(
+        "test_extract[content before]",
+        "I will call the tool now. " + tool_calls(("get_weather", {"city": "Boston"})),
+        [("get_weather", {"city": "Boston"})],
+        "I will call the tool now. ",
+    ),
+    hunyuan(
+        "test_extract[content after]",
+        tool_calls(("get_weather", {"city": "Seattle"})) + "\nThank you!",
+        [("get_weather", {"city": "Seattle"})],
+        "\nThank you!",
+        note=DROPS_TEXT,
+    ),
+    hunyuan(
+        "test_extract[nested]", tool_calls(("complex_tool", NESTED)), [("complex_tool", NESTED)]
+    ),
+    hunyuan(
+        "test_streaming[answer close after the calls]",
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>'
+        "\n</answer>",
+        [("get_weather", {"city": "Boston"})],
+        "\n",
+    ),
+    hunyuan(
+        "test_non_ascii",
+        tool_calls(("get_weather", {"city": "北京"})),
+        [("get_weather", {"city": "北京"})],
+    ),
+    hunyuan(
+        "test_streaming_one_empty_args_tool[first]",
+        tool_calls(("a", {}), ("b", {"x": 42})),
+        [("a", {}), ("b", {"x": 42})],
+    ),
+    hunyuan(
+        "test_streaming_one_empty_args_tool[last]",
+        tool_calls(("a", {"x": 42}), ("b", {})),
+        [("a", {"x": 42}), ("b", {})],
+    ),
+    hunyuan(
+        "the reply as the template writes it: think, then answer",
+        "<think>\nBoston's weather: one call.\n</think>\n<answer>\nChecking."
+        + tool_calls(("get_weather", {"city": "Boston"}))
+        + "\n</answer>",
+        [("get_weather", {"city": "Boston"})],
+        "Checking.\n",
+        reasoning="Boston's weather: one call.\n",
+        fields=("content",),
+    ),
+]
+
+JAMBA = "ai21labs/AI21-Jamba-Mini-1.7"
+JAMBA_LIST = (
+    '<tool_calls>[\n    {"name": "get_current_weather", "arguments": {"city": "Dallas", '
+    '"state": "TX", "unit": "fahrenheit"}}'
+)
+JAMBA_ORLANDO = (
+    ',\n    {"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", '
+    '"unit": "fahrenheit"}}'
+)
+
+
+def jamba(
+    name: str, text: str, calls: list[tuple[str, dict[str, Any]]], content: str = ""
+) -> PeerCase:
+    return case(f"{name} (Jamba)", "hunyuan_a13b", JAMBA, text, calls, content)
+
+
+JAMBA_CASES = [
+    jamba("test_extract_tool_calls_no_tools", "This is a test", [], "This is a test"),
+    jamba(
+        "test_extract_tool_calls[single_tool]",
+        f" {JAMBA_LIST}\n]</tool_calls>",
+        [("get_current_weather", DALLAS)],
+        " ",
+    ),
+    jamba(
+        "test_extract_tool_calls[single_tool_with_content]",
+        f" Sure! let me call the tool for you.{JAMBA_LIST}\n]</tool_calls>",
+        [("get_current_weather", DALLAS)],
+        " Sure! let me call the tool for you.",
+    ),
+    jamba(
+        "test_extract_tool_calls[parallel_tools]",
+        f" {JAMBA_LIST}{JAMBA_ORLANDO}\n]</tool_calls>",
+        [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)],
+        " ",
+    ),
+    jamba(
+        "test_extract_tool_calls_streaming_arguments_in_single_delta",
+        '<tool_calls>[{"name": "get_current_weather", "arguments": {"city": "Dallas", '
+        '"state": "TX"}}]</tool_calls>',
+        [("get_current_weather", {"city": "Dallas", "state": "TX"})],
+    ),
+]
+
+CASES = [*PHI4_MINI, *XLAM_CASES, *HUNYUAN_A13B, *JAMBA_CASES]
