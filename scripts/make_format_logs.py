@@ -919,6 +919,25 @@ scenario(
     reasoning_calls=[call("get_weather", '{"city": "Haifa"}')],
 )
 
+# --- lfm2: LFM2 (pythonic calls between special tokens) ----------------------------------
+scenario(
+    "lfm2",
+    "LiquidAI/LFM2-1.2B-Tool",
+    ("get_weather", "bash"),
+    what="LFM2 pythonic call list between <|tool_call_start|> and <|tool_call_end|>",
+    content="Let me check.<|tool_call_start|>[get_weather(city='Lyon', days=2), "
+    'bash(command="ls [a-z]*")]<|tool_call_end|>',
+    content_text="Let me check.",
+    content_calls=[
+        call("get_weather", '{"city": "Lyon", "days": 2}'),
+        call("bash", '{"command": "ls [a-z]*"}'),
+    ],
+    reasoning_model="LiquidAI/LFM2.5-1.2B-Thinking",
+    thinking="A list like [1, 2] is no call.\n",
+    reasoning_markup='<|tool_call_start|>[get_weather(city="Nice")]<|tool_call_end|>',
+    reasoning_calls=[call("get_weather", '{"city": "Nice"}')],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

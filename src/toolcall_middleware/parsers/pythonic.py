@@ -125,6 +125,8 @@ class PythonicParser(StreamParser):
     SPACE_SEPARATES = False
     #: Whether ``null``, ``true`` and ``false`` are values too (JSON's literals).
     JSON_LITERALS = False
+    #: The special token that may open the list: never text, even before no list of calls.
+    START_TOKEN = PYTHON_START
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -359,7 +361,7 @@ class PythonicParser(StreamParser):
                 self._give_back("".join(self._unconverted), out)
         else:
             pieces = [text for text, _ in self._held]
-            if pieces and pieces[0] == PYTHON_START:  # a special token: never text
+            if pieces and pieces[0] == self.START_TOKEN:  # a special token: never text
                 self._dropped += 1
                 pieces = pieces[1:]
             if any(element for _, element in self._held):
