@@ -1,5 +1,6 @@
-"""Cases of the peers' LFM2 tests: vLLM's ``test_lfm2_tool_parser.py`` and the JSON form SGLang's
-``lfm2_detector.py`` documents."""
+"""LFM2 cases: vLLM's ``test_lfm2_tool_parser.py``, SGLang's ``Lfm2Detector`` (its docstring's
+examples, the JSON form too), Liquid AI's model-card example, and the cases llama.cpp and Ollama
+test their LFM2 readers with."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from peer_cases import PeerCase
 
 LFM2 = "LiquidAI/LFM2.5-1.2B-Instruct"
+LFM2_TOOL = "LiquidAI/LFM2-1.2B-Tool"
 START = "<|tool_call_start|>"
 END = "<|tool_call_end|>"
 KEPT = "we differ: malformed Python (vLLM rewrites it) is the model's text, its tokens dropped"
@@ -175,4 +177,78 @@ LFM2_CASES = [
     ),
 ]
 
-CASES = [*LFM2_CASES]
+
+def card(
+    name: str,
+    text: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    content: str = "",
+    model: str = LFM2_TOOL,
+    **kw: Any,
+) -> PeerCase:
+    return PeerCase(f"{name} (LFM2)", "lfm2", model, text, calls, content, **kw)
+
+
+LFM25 = LFM2
+CARD_CASES = [
+    card(
+        "no tool call",
+        "The candidate is in the interview stage.",
+        [],
+        "The candidate is in the interview stage.",
+    ),
+    card(
+        "model card: one call after text",
+        f'Let me check that.{START}[get_candidate_status(candidate_id="12345")]{END}',
+        [("get_candidate_status", {"candidate_id": "12345"})],
+        "Let me check that.",
+    ),
+    card(
+        "detector: one call",
+        f'{START}[calculator(expression="5 * 7")]{END}',
+        [("calculator", {"expression": "5 * 7"})],
+    ),
+    card(
+        "detector: two calls",
+        f'{START}[get_weather(city="Paris"), get_time(zone="CET")]{END}',
+        [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})],
+    ),
+    card(
+        "literals: numbers, booleans, None, lists, dicts",
+        f"{START}[search(query='weather', n=3, exact=True, since=None, "
+        f"tags=['a', 'b'], opts={{'x': -1.5}})]{END}",
+        [
+            (
+                "search",
+                {
+                    "query": "weather",
+                    "n": 3,
+                    "exact": True,
+                    "since": None,
+                    "tags": ["a", "b"],
+                    "opts": {"x": -1.5},
+                },
+            )
+        ],
+        model=LFM25,
+    ),
+    card(
+        "a call without arguments, then text",
+        f"{START}[get_time()]{END}\nDone.",
+        [("get_time", {})],
+        "\nDone.",
+    ),
+    card(
+        "non-ASCII values",
+        f'{START}[get_weather(city="北京")]{END}',
+        [("get_weather", {"city": "北京"})],
+        model=LFM25,
+    ),
+    card(
+        "the JSON form",
+        f'{START}[{{"name": "calculator", "arguments": {{"expression": "5 * 7"}}}}]{END}',
+        [("calculator", {"expression": "5 * 7"})],
+    ),
+]
+
+CASES = [*LFM2_CASES, *CARD_CASES]

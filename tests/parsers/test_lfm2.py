@@ -7,7 +7,7 @@ import pytest
 from parser_helpers import any_cut_test, assemble, every_cut_agrees, make_context, parse, run
 
 from peer_cases import PeerCase
-from peers_lfm2 import END, LFM2_CASES, START
+from peers_lfm2 import CARD_CASES, CASES, END, LFM2_CASES, START
 from toolcall_middleware.detect import resolve_provider
 from toolcall_middleware.events import CALL_END, CallArgs, CallStart, Text
 from toolcall_middleware.parsers import create_parser
@@ -16,7 +16,7 @@ P = "lfm2"
 TOOLS = make_context("get_weather", "get_time", "exec")
 
 
-@pytest.mark.parametrize("case", LFM2_CASES[:12], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [*LFM2_CASES[:12], *CARD_CASES], ids=lambda c: c.name)
 def test_the_peers_cases_cut_anywhere(case: PeerCase) -> None:
     result = assemble(every_cut_agrees(P, case.text, TOOLS))
     assert result.text == case.content
@@ -34,6 +34,31 @@ def test_each_call_goes_out_at_its_closing_parenthesis() -> None:
         CALL_END,
     ]
     assert parser.feed(f"me()]{END}") == [CallStart("get_time"), CALL_END]
+
+
+def test_a_call_goes_out_as_soon_as_it_closes() -> None:
+    parser = create_parser(P, TOOLS)
+    assert parser.feed(f'Checking.{START}[get_weather(city="Oslo")') == [
+        Text("Checking."),
+        CallStart("get_weather"),
+        CallArgs('{"city": "Oslo"}'),
+        CALL_END,
+    ]
+
+
+def test_a_list_that_holds_no_call_is_text_without_the_tokens() -> None:
+    text = f"{START}[1, 2]{END}"
+    result = assemble(every_cut_agrees(P, text, TOOLS))
+    assert (result.text, result.calls) == ("[1, 2]", [])
+
+
+def test_a_call_cut_off_inside_a_string_is_text_as_pythonic_reads_it() -> None:
+    result = assemble(parse(P, [f'{START}[get_weather(city="Os'], TOOLS))
+    assert (result.text, result.calls) == ('[get_weather(city="Os', [])
+
+
+def test_a_stray_end_token_is_dropped() -> None:
+    assert assemble(every_cut_agrees(P, f"fine{END} then", TOOLS)).text == "fine then"
 
 
 def test_the_tokens_are_framing_and_a_lone_end_token_a_stray() -> None:
@@ -83,8 +108,10 @@ def test_a_bare_list_needs_an_offered_tool() -> None:
 
 def test_lfm2_names_pick_the_format_and_its_start_token_names_it() -> None:
     assert resolve_provider("auto", "LiquidAI/LFM2-1.2B-Tool") == P
+    assert resolve_provider("auto", "LiquidAI/LFM2-8B-A1B") == P
+    assert resolve_provider("auto", "my-model") != P
     result = assemble(parse("sniff", [f"Sure.{START}[get_time()]{END}"], TOOLS))
     assert ([c.name for c in result.calls], result.text) == (["get_time"], "Sure.")
 
 
-test_any_cut_gives_the_same_events = any_cut_test(P, [c.text for c in LFM2_CASES], TOOLS)
+test_any_cut_gives_the_same_events = any_cut_test(P, [c.text for c in CASES], TOOLS)

@@ -58,7 +58,7 @@ class Lfm2Parser(PythonicParser):
     TRIGGERS = "<["
     _searches = _SEARCH
     _strays = _STRAYS
-    START = TOOL_CALL_START
+    START_TOKEN = TOOL_CALL_START
     AFTER_CLOSE = TOOL_CALL_END
     JSON_LITERALS = True
 

@@ -118,8 +118,9 @@ class PythonicParser(StreamParser):
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_CALL,)
-    #: The special token that may open the list (any name after it is a call).
-    START = PYTHON_START
+    #: The special token that may open the list (any name after it is a call): never text,
+    #: even before no list of calls.
+    START_TOKEN = PYTHON_START
     #: What closes the list of calls, and what may follow that as framing.
     LIST_CLOSE = "]"
     AFTER_CLOSE: str | None = PYTHON_END
@@ -164,7 +165,7 @@ class PythonicParser(StreamParser):
         return held_size(self._source)
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
-        self._open_list(marker, tagged=marker == self.START)
+        self._open_list(marker, tagged=marker == self.START_TOKEN)
         if self._tagged:
             self._state = _OPENED
 
@@ -376,7 +377,7 @@ class PythonicParser(StreamParser):
                 self._give_back("".join(self._unconverted), out)
         else:
             pieces = [text for text, _ in self._held]
-            if pieces and pieces[0] == self.START:  # a special token: never text
+            if pieces and pieces[0] == self.START_TOKEN:  # a special token: never text
                 self._dropped += 1
                 pieces = pieces[1:]
             if any(element for _, element in self._held):
