@@ -118,6 +118,9 @@ class PythonicParser(StreamParser):
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_CALL,)
+    #: The special token that may open the list (any name after it is a call): never text,
+    #: even before no list of calls.
+    START_TOKEN = PYTHON_START
     #: What closes the list of calls, and what may follow that as framing.
     LIST_CLOSE = "]"
     AFTER_CLOSE: str | None = PYTHON_END
@@ -125,8 +128,6 @@ class PythonicParser(StreamParser):
     SPACE_SEPARATES = False
     #: Whether ``null``, ``true`` and ``false`` are values too (JSON's literals).
     JSON_LITERALS = False
-    #: The special token that may open the list: never text, even before no list of calls.
-    START_TOKEN = PYTHON_START
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -164,7 +165,7 @@ class PythonicParser(StreamParser):
         return held_size(self._source)
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
-        self._open_list(marker, tagged=marker == PYTHON_START)
+        self._open_list(marker, tagged=marker == self.START_TOKEN)
         if self._tagged:
             self._state = _OPENED
 
@@ -245,15 +246,23 @@ class PythonicParser(StreamParser):
         if name is None or paren == len(buf) or buf[paren] != "(":
             self._end_list(out)
             return start
-        if not (self._tagged or name.group() in self._names):
+        if not (self._tagged or self._accepts(name.group())):
             self._end_list(out)
             return start
-        self._source = [buf[start : paren + 1]]
+        self._begin_call(buf[start : paren + 1])
+        return paren + 1
+
+    def _accepts(self, name: str) -> bool:
+        """Whether a list without the start token may hold a call to ``name``."""
+        return name in self._names
+
+    def _begin_call(self, opening: str) -> None:
+        """An element's text starts with ``opening``, one bracket deep."""
+        self._source = [opening]
         self._depth = 1
         self._quote = ""
         self._escaped = False
         self._state = _CALL
-        return paren + 1
 
     def _read_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         """Read the call's text; at its closing parenthesis, the call (``_call_read``)."""
@@ -325,7 +334,11 @@ class PythonicParser(StreamParser):
         source = "".join(self._source)
         self._source = []
         self._state = _BETWEEN
-        self._emit_call(source, call_arguments(source, self.JSON_LITERALS), out)
+        self._emit_call(source, self._convert(source), out)
+
+    def _convert(self, source: str) -> tuple[str, str] | None:
+        """An element's whole text as ``(name, JSON arguments)``, or ``None``: text."""
+        return call_arguments(source, self.JSON_LITERALS)
 
     def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
         if converted is None:
@@ -334,19 +347,22 @@ class PythonicParser(StreamParser):
             else:
                 self._held.append((source, True))
             return
-        # Elements before it that were no calls are the model's text; the list's framing
-        # (brackets, commas, <|python_start|>) is not.
+        self._commit(out)
+        name, arguments = converted
+        out.append(CallStart(name))
+        if arguments != "{}":
+            out.append(CallArgs(arguments))
+        out.append(CALL_END)
+
+    def _commit(self, out: list[Event]) -> None:
+        """The list holds calls: elements before this one that were no calls are the model's
+        text; the list's framing (brackets, commas, the start token) is not."""
         before = self._unconverted or [text for text, element in self._held if element]
         if before:
             self._give_back("".join(before), out)
         self._unconverted = []
         self._held = []
         self._committed = True
-        name, arguments = converted
-        out.append(CallStart(name))
-        if arguments != "{}":
-            out.append(CallArgs(arguments))
-        out.append(CALL_END)
 
     def _keep(self, text: str) -> None:
         """Framing of the list: text again if the list holds no call."""
@@ -377,11 +393,7 @@ class PythonicParser(StreamParser):
         if self._state is _CALL:  # cut off inside a call: it converts as far as it came
             source = "".join(self._source)
             self._source = []
-            closed = (
-                None
-                if self._quote
-                else call_arguments(source + ")" * self._depth, self.JSON_LITERALS)
-            )
+            closed = None if self._quote else self._convert(source + ")" * self._depth)
             self._emit_call(source, closed, out)
         if self._state is _AFTER:
             self._after.flush(out)  # (what the list held went out at its "]")
