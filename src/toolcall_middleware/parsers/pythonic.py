@@ -9,11 +9,11 @@ are no markers but the optional ones, so a list is read as calls only by its sha
 when the model name picks this format: ``[`` then ``NAME(``, where NAME is an offered tool (any
 name after ``<|python_start|>``). Anything else is the model's text, unchanged.
 
-Each call is read whole, up to its closing parenthesis, then converted: keyword arguments whose
-values are Python literals (strings in either quote, ``True``/``False``/``None``, numbers, lists,
-tuples, dicts) become a JSON object. A call that does not convert (a positional argument, bytes,
-``1e999``, an expression) is not dropped: it is the model's text, like every element of a list
-that turns out to hold no call at all. Brackets and commas around calls are framing.
+Each call is read whole, up to its closing parenthesis, then converted: keyword arguments with
+Python literal values (strings, ``True``/``False``/``None``, numbers, lists, tuples, dicts) make a
+JSON object. A call that does not convert (a positional argument, bytes, ``1e999``, an
+expression) is the model's text, as is every element of a list that holds no call at all;
+brackets and commas around calls are framing.
 """
 
 from __future__ import annotations
@@ -118,8 +118,7 @@ class PythonicParser(StreamParser):
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_CALL,)
-    #: The special token that may open the list (any name after it is a call): never text,
-    #: even before no list of calls.
+    #: The special token that may open the list (then any name is a call): never text.
     START_TOKEN = PYTHON_START
     #: What closes the list of calls, and what may follow that as framing.
     LIST_CLOSE = "]"
@@ -355,8 +354,7 @@ class PythonicParser(StreamParser):
         out.append(CALL_END)
 
     def _commit(self, out: list[Event]) -> None:
-        """The list holds calls: elements before this one that were no calls are the model's
-        text; the list's framing (brackets, commas, the start token) is not."""
+        """The list holds calls: elements before that were no calls are text, its framing not."""
         before = self._unconverted or [text for text, element in self._held if element]
         if before:
             self._give_back("".join(before), out)
