@@ -919,6 +919,27 @@ scenario(
     reasoning_calls=[call("get_weather", '{"city": "Haifa"}')],
 )
 
+# --- lfm2: Liquid AI LFM2 (a pythonic list between <|tool_call_start|> and <|tool_call_end|>)
+scenario(
+    "lfm2",
+    "LiquidAI/LFM2.5-1.2B-Instruct",
+    ("get_weather", "bash"),
+    what="LFM2 pythonic call list between its special tokens, echoed once after the end token",
+    content="Let me check both.<|tool_call_start|>[get_weather(city='Lyon', days=2, units=null), "
+    "bash(command=\"ls [a-z]*\")]<|tool_call_end|>[get_weather(city='Lyon', days=2, "
+    'units=null), bash(command="ls [a-z]*")]<|tool_call_end|>\nOne moment.',
+    content_text="Let me check both.\nOne moment.",
+    content_calls=[
+        call("get_weather", '{"city": "Lyon", "days": 2, "units": null}'),
+        call("bash", '{"command": "ls [a-z]*"}'),
+    ],
+    reasoning_model="LiquidAI/LFM2.5-1.2B-Thinking",
+    thinking="A list like [len(x)] is not a call.\n",
+    reasoning_markup='<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Nice"}}]'
+    "<|tool_call_end|>",
+    reasoning_calls=[call("get_weather", '{"city": "Nice"}')],
+)
+
 # --- the reasoning split: <think> blocks left in content by a server without a reasoning parser
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 write(

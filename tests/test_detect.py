@@ -236,6 +236,13 @@ HUB_MODELS = {
         "Salesforce/xLAM-2-3b-fc-r",
         "Salesforce/xLAM-7b-fc-r",
     ],
+    "lfm2": [
+        "LiquidAI/LFM2.5-1.2B-Instruct",
+        "LiquidAI/LFM2-1.2B-Tool",
+        "LiquidAI/LFM2-8B-A1B",
+        "LiquidAI/LFM2.5-1.2B-Thinking",
+        "lfm2:1.2b",
+    ],
     "openai": [
         "gpt-4o",
         "gpt-4.1-mini",

@@ -191,7 +191,7 @@ _LINE_BREAK_CASE = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.sampled_from(sorted(CONFIGS)), st.lists(events(), max_size=30), st.data())
 @example("kimi", _BRIEF_CASE, None)  # an empty text once made the stream idle inside markup
 @example("kimi-split", _NEW_CHOICE_CASE, None)

@@ -65,7 +65,7 @@ def assert_handed_is_decoded(handed: Any, body: bytes) -> None:
     assert choice["delta"] == expected
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
 def test_what_is_handed_is_what_the_event_decodes_to(pieces: list[bytes]) -> None:
     plain, offered = chat(pieces, offered=False), chat(pieces, offered=True)

@@ -64,7 +64,7 @@ def run(steps: list[Any], shortcuts: bool) -> tuple[list[Any], Any]:
     return out, normaliser_state(native, calls, report)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(STREAMS)
 def test_next_call_and_end_calls_give_what_the_general_path_gives(steps: list[Any]) -> None:
     assert run(steps, shortcuts=True) == run(steps, shortcuts=False)

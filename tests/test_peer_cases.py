@@ -13,6 +13,7 @@ from peers_catalogue import CASES as CATALOGUE_CASES
 from peers_dsml import CASES as DSML_CASES
 from peers_glm_step import CASES as GLM_STEP_CASES
 from peers_json_lists import CASES as JSON_LIST_CASES
+from peers_lfm2 import CASES as LFM2_CASES
 from peers_minimax_m3 import CASES as M3_CASES
 from peers_seed_oss import CASES as SEED_CASES
 from toolcall_middleware.detect import resolve_provider
@@ -24,6 +25,7 @@ CASES: list[PeerCase] = [
     *GLM_STEP_CASES,
     *CATALOGUE_CASES,
     *JSON_LIST_CASES,
+    *LFM2_CASES,
 ]
 FIELDS = ("content", "reasoning")
 

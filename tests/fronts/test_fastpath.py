@@ -172,7 +172,7 @@ def respond(
 
 
 @pytest.mark.parametrize("front", sorted(FRONTS))
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
 def test_the_fast_path_sends_exactly_what_the_general_path_sends(
     front: str, pieces: list[bytes]
@@ -181,7 +181,7 @@ def test_the_fast_path_sends_exactly_what_the_general_path_sends(
 
 
 @pytest.mark.parametrize("front", sorted(FRONTS))
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
 def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
     front: str, pieces: list[bytes]
@@ -192,7 +192,7 @@ def test_the_fast_path_sends_what_the_general_path_sends_from_handed_readings(
 
 
 @pytest.mark.parametrize("front", sorted(FRONTS))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=upstream_bodies())
 def test_a_reading_handed_with_the_last_body_gives_what_the_general_path_gives(
     front: str, pieces: list[bytes]

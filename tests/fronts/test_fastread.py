@@ -76,7 +76,7 @@ LIMITS = [
 
 
 @pytest.mark.parametrize("limits", LIMITS, ids=str)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bodies=event_lists())
 def test_reading_fast_gives_what_feeding_gives(limits: dict[str, Any], bodies: list[bytes]) -> None:
     general = read(bodies, "feed", **limits)

@@ -71,7 +71,7 @@ LIMITS = [{}, {"max_arguments_bytes": 8}, {"max_answer_bytes": 20}, {"max_answer
 
 
 @pytest.mark.parametrize("limits", LIMITS, ids=str)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(chunks(), max_size=10).map(lambda runs: [c for run in runs for c in run]))
 def test_the_shortcuts_read_as_the_general_path(
     limits: dict[str, Any], docs: list[dict[str, Any]]

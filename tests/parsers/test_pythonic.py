@@ -120,6 +120,24 @@ def test_the_name_picks_pythonic_only_for_llama_4() -> None:
     assert assemble(parse("hermes", [answer], TOOLS)).text == answer
 
 
+def test_granite_pythonic_is_read_only_as_a_list_under_the_explicit_provider() -> None:
+    # Granite's pythonic template (vLLM's granite_pythonic): no Granite name picks this format
+    # (Granite 4 names keep hermes, Granite 3 names no rule), so only provider="pythonic"
+    # reads it, and only the bracketed list; the bare one-call-a-line form stays text.
+    for model, provider in (
+        ("ibm-granite/granite-4.0-h-small", "hermes"),
+        ("ibm-granite/granite-3.3-8b-instruct", "sniff"),
+    ):
+        assert resolve_provider("auto", model) == provider, model
+    listed = '[get_weather(location="San Francisco", unit="celsius")]'
+    result = assemble(every_cut_agrees(P, listed, TOOLS))
+    assert result.arguments() == [{"location": "San Francisco", "unit": "celsius"}]
+    for provider in ("sniff", "hermes"):
+        assert assemble(parse(provider, [listed], TOOLS)).text == listed, provider
+    bare = 'get_weather(location="Paris")\nbash(command="ls")'
+    assert assemble(parse(P, [bare], TOOLS)).text == bare
+
+
 @st.composite
 def json_values(draw: st.DrawFn, depth: int = 0) -> object:
     scalars = st.one_of(

@@ -45,6 +45,8 @@ precedence              formats       why
                         olmo3,
                         internlm,
                         phi4_mini,
+                        hunyuan_a13b,
+                        lfm2,
                         qwen3_coder,
                         hermes
 ``LLAMA_LINE`` (45)     pythonic      a Llama line with a format of its own, before the
@@ -84,6 +86,8 @@ family          formats                         how the markers tell them apart
 ``internlm``    internlm
 ``phi``         phi4_mini
 ``xlam``        xlam
+``hunyuan``     hunyuan_a13b
+``lfm``         lfm2
 ``*`` (every)   qwen_xml                        tags named after an offered tool, under the
                                                 rule of ``QwenXmlParser(tool_tag_rule=True)``
 ==============  ==============================  ================================================

@@ -9,11 +9,11 @@ are no markers but the optional ones, so a list is read as calls only by its sha
 when the model name picks this format: ``[`` then ``NAME(``, where NAME is an offered tool (any
 name after ``<|python_start|>``). Anything else is the model's text, unchanged.
 
-Each call is read whole, up to its closing parenthesis, then converted: keyword arguments whose
-values are Python literals (strings in either quote, ``True``/``False``/``None``, numbers, lists,
-tuples, dicts) become a JSON object. A call that does not convert (a positional argument, bytes,
-``1e999``, an expression) is not dropped: it is the model's text, like every element of a list
-that turns out to hold no call at all. Brackets and commas around calls are framing.
+Each call is read whole, up to its closing parenthesis, then converted: keyword arguments with
+Python literal values (strings, ``True``/``False``/``None``, numbers, lists, tuples, dicts) make a
+JSON object. A call that does not convert (a positional argument, bytes, ``1e999``, an
+expression) is the model's text, as is every element of a list that holds no call at all;
+brackets and commas around calls are framing.
 """
 
 from __future__ import annotations
@@ -118,6 +118,8 @@ class PythonicParser(StreamParser):
     _searches = _SEARCH
     _strays = _STRAYS
     _SHORTCUT_STATES = (_CALL,)
+    #: The special token that may open the list (then any name is a call): never text.
+    START_TOKEN = PYTHON_START
     #: What closes the list of calls, and what may follow that as framing.
     LIST_CLOSE = "]"
     AFTER_CLOSE: str | None = PYTHON_END
@@ -162,7 +164,7 @@ class PythonicParser(StreamParser):
         return held_size(self._source)
 
     def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
-        self._open_list(marker, tagged=marker == PYTHON_START)
+        self._open_list(marker, tagged=marker == self.START_TOKEN)
         if self._tagged:
             self._state = _OPENED
 
@@ -243,15 +245,23 @@ class PythonicParser(StreamParser):
         if name is None or paren == len(buf) or buf[paren] != "(":
             self._end_list(out)
             return start
-        if not (self._tagged or name.group() in self._names):
+        if not (self._tagged or self._accepts(name.group())):
             self._end_list(out)
             return start
-        self._source = [buf[start : paren + 1]]
+        self._begin_call(buf[start : paren + 1])
+        return paren + 1
+
+    def _accepts(self, name: str) -> bool:
+        """Whether a list without the start token may hold a call to ``name``."""
+        return name in self._names
+
+    def _begin_call(self, opening: str) -> None:
+        """An element's text starts with ``opening``, one bracket deep."""
+        self._source = [opening]
         self._depth = 1
         self._quote = ""
         self._escaped = False
         self._state = _CALL
-        return paren + 1
 
     def _read_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         """Read the call's text; at its closing parenthesis, the call (``_call_read``)."""
@@ -323,7 +333,11 @@ class PythonicParser(StreamParser):
         source = "".join(self._source)
         self._source = []
         self._state = _BETWEEN
-        self._emit_call(source, call_arguments(source, self.JSON_LITERALS), out)
+        self._emit_call(source, self._convert(source), out)
+
+    def _convert(self, source: str) -> tuple[str, str] | None:
+        """An element's whole text as ``(name, JSON arguments)``, or ``None``: text."""
+        return call_arguments(source, self.JSON_LITERALS)
 
     def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
         if converted is None:
@@ -332,19 +346,21 @@ class PythonicParser(StreamParser):
             else:
                 self._held.append((source, True))
             return
-        # Elements before it that were no calls are the model's text; the list's framing
-        # (brackets, commas, <|python_start|>) is not.
+        self._commit(out)
+        name, arguments = converted
+        out.append(CallStart(name))
+        if arguments != "{}":
+            out.append(CallArgs(arguments))
+        out.append(CALL_END)
+
+    def _commit(self, out: list[Event]) -> None:
+        """The list holds calls: elements before that were no calls are text, its framing not."""
         before = self._unconverted or [text for text, element in self._held if element]
         if before:
             self._give_back("".join(before), out)
         self._unconverted = []
         self._held = []
         self._committed = True
-        name, arguments = converted
-        out.append(CallStart(name))
-        if arguments != "{}":
-            out.append(CallArgs(arguments))
-        out.append(CALL_END)
 
     def _keep(self, text: str) -> None:
         """Framing of the list: text again if the list holds no call."""
@@ -359,7 +375,7 @@ class PythonicParser(StreamParser):
                 self._give_back("".join(self._unconverted), out)
         else:
             pieces = [text for text, _ in self._held]
-            if pieces and pieces[0] == PYTHON_START:  # a special token: never text
+            if pieces and pieces[0] == self.START_TOKEN:  # a special token: never text
                 self._dropped += 1
                 pieces = pieces[1:]
             if any(element for _, element in self._held):
@@ -375,11 +391,7 @@ class PythonicParser(StreamParser):
         if self._state is _CALL:  # cut off inside a call: it converts as far as it came
             source = "".join(self._source)
             self._source = []
-            closed = (
-                None
-                if self._quote
-                else call_arguments(source + ")" * self._depth, self.JSON_LITERALS)
-            )
+            closed = None if self._quote else self._convert(source + ")" * self._depth)
             self._emit_call(source, closed, out)
         if self._state is _AFTER:
             self._after.flush(out)  # (what the list held went out at its "]")

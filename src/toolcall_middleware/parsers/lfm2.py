@@ -1,0 +1,146 @@
+"""Liquid AI LFM2 tool calls: a pythonic list between special tokens (``provider="lfm2"``).
+
+    <|tool_call_start|>[get_weather(location="Paris"), get_time()]<|tool_call_end|>
+    The weather in Paris is sunny.
+
+LFM2 and LFM2.5 write their calls as ``pythonic`` lists, read as that format reads them, between
+``<|tool_call_start|>`` and ``<|tool_call_end|>`` (special tokens: a server that drops them
+leaves the bare list, read by its shape when its first call names an offered tool). Two
+differences: ``null``, ``true`` and ``false`` are values too (the template lists the tools in
+JSON), and an element of the tagged list may be a JSON call object
+(``{"name": …, "arguments": {…}}``), which the models also write.
+
+The models sometimes write the block a second time after its end token, capped by another end
+token: a bare list whose calls repeat, in order, the calls of the block just made is that echo,
+dropped (counted as strays), whatever names it holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ..events import Event
+from .base import ParserContext
+from .descriptor import VENDOR, Format, NameRule, register
+from .driver import marker_tables
+from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, python_value
+
+TOOL_CALL_START = "<|tool_call_start|>"
+TOOL_CALL_END = "<|tool_call_end|>"
+
+_SEARCH, _STRAYS = marker_tables(
+    State, {TEXT: (TOOL_CALL_START, LIST_OPEN)}, strays={TEXT: (TOOL_CALL_END,)}
+)
+_OPENED = State.OPENED
+
+
+def object_call(source: str) -> tuple[str, str] | None:
+    """``(name, JSON arguments)`` of a JSON call object, or ``None`` when it is not one."""
+    try:
+        value = json.loads(source)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):  # arguments written as a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    return value["name"], json.dumps(arguments, ensure_ascii=False)
+
+
+class Lfm2Parser(PythonicParser):
+    TRIGGERS = "<["
+    _searches = _SEARCH
+    _strays = _STRAYS
+    START_TOKEN = TOOL_CALL_START
+    AFTER_CLOSE = TOOL_CALL_END
+    JSON_LITERALS = True
+
+    def __init__(self, context: ParserContext) -> None:
+        super().__init__(context)
+        self._made: list[tuple[str, str]] = []  # the calls of the last tagged block
+        self._echo = 0  # in a bare list: how many of them it repeated so far
+
+    def _marker(self, marker: str, out: list[Event]) -> None:  # in TEXT
+        tagged = marker == TOOL_CALL_START
+        self._open_list(marker, tagged)
+        if tagged:
+            self._made = []
+            self._state = _OPENED
+        self._echo = 0
+
+    def _accepts(self, name: str) -> bool:
+        made = self._made
+        return name in self._names or (self._echo < len(made) and made[self._echo][0] == name)
+
+    def _element(self, buf: str, start: int, out: list[Event], final: bool) -> int | None:
+        if self._tagged and buf[start] == "{":  # a JSON call object
+            self._begin_call("{")
+            return start + 1
+        return super()._element(buf, start, out, final)
+
+    def _convert(self, source: str) -> tuple[str, str] | None:
+        if source[:1] == "{":
+            return object_call(source)
+        return super()._convert(source)
+
+    def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
+        if converted is not None:
+            made = self._made
+            if self._tagged:
+                made.append(converted)
+            elif self._echo < len(made) and made[self._echo] == converted:
+                self._echo += 1  # the block written again: its calls were made
+                self._dropped += 1
+                self._commit(out)
+                return
+            else:
+                self._echo = len(made)  # no echo: what follows is the model's own
+                if converted[0] not in self._names:
+                    converted = None  # a bare list names offered tools only
+        super()._emit_call(source, converted, out)
+
+
+def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
+    body = ", ".join(
+        f"{name}("
+        + ", ".join(f"{k}={python_value(v)}" for k, v in json.loads(arguments).items())
+        + ")"
+        for name, arguments in calls
+    )
+    return f"{TOOL_CALL_START}[{body}]{TOOL_CALL_END}"
+
+
+FORMAT = register(
+    Format(
+        "lfm2",
+        Lfm2Parser,
+        family="lfm",
+        model_names=(NameRule(("lfm2", "lfm-2", "lfm_2"), VENDOR),),
+        sniff_markers=(TOOL_CALL_START,),
+        stray_tokens=(TOOL_CALL_END,),
+        write_calls=write_calls,
+        markup_pieces=(
+            TOOL_CALL_START,
+            TOOL_CALL_END,
+            "[",
+            "]",
+            "bash(",
+            "get_time()",
+            "command='ls -la'",
+            'command="a\\"b"',
+            ", ",
+            "days=null",
+            '{"name": "bash", "arguments": {"a": "]"}}',
+            "x=b'z'",
+            ")",
+            "true",
+        ),
+    )
+)
