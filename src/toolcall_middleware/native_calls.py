@@ -129,23 +129,18 @@ class NativeToolCalls:
         arguments (``argument_entry``) of the call at the output index returned, or nothing
         (-1). ``None`` when it is anything else (use ``feed``).
         """
-        if type(entry) is not dict or len(entry) != 2 or len(self._open) != 1:
+        if type(entry) is not dict or len(entry) != 2:
             return None
         function = entry.get("function")
         index = entry.get("index")
         if type(function) is not dict or len(function) != 1 or type(index) is not int:
             return None
         fragment = function.get("arguments")
-        call = self._slots.get(index)
-        if type(fragment) is not str or call is None or not call.started or call.ended:
-            return None
-        self._last_slot = index
-        return self._calls.piece(fragment, call)
+        return self.open_arguments(index, fragment) if type(fragment) is str else None
 
     def open_arguments(self, index: int, fragment: str) -> int | None:
         """``continuation`` of ``{"index": index, "function": {"arguments": fragment}}``, for
-        a reader that has the index and the text apart already (the same tests, kept apart so
-        that ``continuation``, on the chat path's hot path, makes no extra call)."""
+        a reader that has the index and the text apart already."""
         call = self._slots.get(index)
         if call is None or not call.started or call.ended or len(self._open) != 1:
             return None

@@ -182,3 +182,22 @@ def test_in_the_kimi_family_the_channels_say_k3() -> None:
     opened = ParserContext(TOOLS.tools, thinking_opened=True)
     assert type(family_parser("kimi_k3", opened)).__name__ == "KimiK3Parser"
     assert isinstance(family_parser("kimi_k3", TOOLS), SniffingParser)
+
+
+def test_a_format_registered_later_is_picked_for_a_name_asked_before() -> None:
+    """The name lookup keeps its answers; a format registered since answers for its names."""
+    from toolcall_middleware.parsers import descriptor
+
+    name = "zz-registered-later-7b"
+    assert descriptor.format_for_model(name) is None
+    hermes = formats()["hermes"]
+    late = descriptor.Format(
+        "zz_registered_later", hermes.parser, (descriptor.NameRule(("zz-registered-later",), 9),)
+    )
+    try:
+        descriptor.register(late)
+        assert descriptor.format_for_model(name) is late
+    finally:
+        del descriptor._FORMATS[late.name]
+        descriptor.format_for_model.cache_clear()
+    assert descriptor.format_for_model(name) is None
