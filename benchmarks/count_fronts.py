@@ -3,8 +3,9 @@
 Timings on a shared machine move by tens of percent; instruction counts do not. For each app of
 ``bench_fronts.py`` (the chat path alone, then each front around it) this runs its session of
 ``--short`` and of ``--long`` events under ``valgrind --tool=callgrind``, each in a process of its
-own with the garbage collector off, and prints the difference per event: start-up and the
-per-request cost cancel out. Each front's figure less the chat path's is what the front adds.
+own with the garbage collector off and one hash seed, and prints the difference per event:
+start-up and the per-request cost cancel out, and a count repeats to a few instructions. Each
+front's figure less the chat path's is what the front adds.
 
     python benchmarks/count_fronts.py [--short 2000] [--long 6000] [--fronts responses,gemini]
 
@@ -52,7 +53,10 @@ def instructions(app_name: str, deltas: int) -> int:
         app_name,
         str(deltas),
     ]
-    done = subprocess.run(command, capture_output=True, env=os.environ, check=True)
+    # One hash seed for every run: with random ones, a run's count moves by some 10^5-10^6
+    # instructions (dict layouts, the start-up's work), 200-1,000 per event at the defaults.
+    env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
+    done = subprocess.run(command, capture_output=True, env=env, check=True)
     found = _COLLECTED.search(done.stderr)
     assert found is not None, done.stderr[-2000:]
     return int(found.group(1))

@@ -4,15 +4,22 @@ The fast path writes the usual delta event from an ``EventTemplate`` declared be
 builder of that event (``responses/items.py``, ``anthropic/stream.py``). Here each is proved
 equal to ``named_events`` of its builder on hostile values: quotes and backslashes, U+2028 and
 U+2029, NUL and other control characters, non-ASCII and astral characters, any id and index.
+Gemini writes each text chunk as fixed bytes around its one part (``GeminiStream``): proved
+equal here to the response document its final chunk is built from (``gemini/response.py``),
+encoded on one line.
 """
 
 from __future__ import annotations
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_middleware.fronts.anthropic.stream import StreamTranslator, _delta, delta_template
 from toolcall_middleware.fronts.core.wire import named_events
+from toolcall_middleware.fronts.gemini.request import GeminiRequest
+from toolcall_middleware.fronts.gemini.response import response
+from toolcall_middleware.fronts.gemini.stream import GeminiStream, one_line
 from toolcall_middleware.fronts.responses import items
 
 HOSTILE = st.text(
@@ -60,3 +67,21 @@ def test_an_anthropic_block_delta_is_its_template(block: str, index: int, text: 
     translator._next_index = index + 1  # block ``index`` is the one open
     built = named_events([translator._block_delta(_delta(block, text))])
     assert delta_template(index, block).render_text(text) == built
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    model=HOSTILE, text=HOSTILE, thought=st.booleans(), framing=st.sampled_from(["sse", "array"])
+)
+def test_a_gemini_text_chunk_is_its_response_document(
+    model: str, text: str, thought: bool, framing: str
+) -> None:
+    request = GeminiRequest({}, model, stream=True, include_thoughts=True, input_tokens=0)
+    stream = GeminiStream(request, "sse" if framing == "sse" else "array")
+    part: dict[str, object] = {"text": text, "thought": True} if thought else {"text": text}
+    doc = one_line(orjson.dumps(response([part], model, stream.response_id)))
+    written = stream._text_part(thought, text)
+    assert written == (b"data: " + doc + b"\n\n" if framing == "sse" else doc)
+    # Not one line break a client splits lines at: the event is one ``data:`` line.
+    assert written.count(b"\n") == (2 if framing == "sse" else 0)
+    assert b"\r" not in written and "\u2028".encode() not in written
