@@ -24,7 +24,7 @@ from ..events import Event
 from .base import ParserContext
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
-from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, python_value
+from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, python_call
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
@@ -108,12 +108,7 @@ class Lfm2Parser(PythonicParser):
 
 
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
-    body = ", ".join(
-        f"{name}("
-        + ", ".join(f"{k}={python_value(v)}" for k, v in json.loads(arguments).items())
-        + ")"
-        for name, arguments in calls
-    )
+    body = ", ".join(python_call(name, arguments) for name, arguments in calls)
     return f"{TOOL_CALL_START}[{body}]{TOOL_CALL_END}"
 
 

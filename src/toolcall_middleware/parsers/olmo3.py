@@ -11,13 +11,12 @@ system prompt describes the tools in JSON). The tag says it holds calls, so any 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from ..events import Event
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
-from .pythonic import TEXT, PythonicParser, State, python_value
+from .pythonic import TEXT, PythonicParser, State, python_call
 
 FUNCTION_CALLS = "<function_calls>"
 FUNCTION_CALLS_END = "</function_calls>"
@@ -39,12 +38,7 @@ class Olmo3Parser(PythonicParser):
 
 
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
-    lines = "\n".join(
-        f"{name}("
-        + ", ".join(f"{k}={python_value(v)}" for k, v in json.loads(arguments).items())
-        + ")"
-        for name, arguments in calls
-    )
+    lines = "\n".join(python_call(name, arguments) for name, arguments in calls)
     return f"{FUNCTION_CALLS}{lines}{FUNCTION_CALLS_END}"
 
 

@@ -79,14 +79,12 @@ def call_arguments(source: str, json_literals: bool = False) -> tuple[str, str] 
         tree = ast.parse(source.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    if json_literals:
-        call = tree.body
-        if isinstance(call, ast.Call):
-            for keyword in call.keywords:
-                keyword.value = _JsonLiterals().visit(keyword.value)
     call = tree.body
     if not isinstance(call, ast.Call) or call.args:
         return None
+    if json_literals:
+        for keyword in call.keywords:
+            keyword.value = _JsonLiterals().visit(keyword.value)
     name = _dotted(call.func)
     if name is None:
         return None
@@ -403,21 +401,21 @@ class PythonicParser(StreamParser):
 def python_value(value: object) -> str:
     """A JSON value as a Python literal (for ``write_calls``)."""
     if isinstance(value, dict):
-        return (
-            "{" + ", ".join(f"{python_value(k)}: {python_value(v)}" for k, v in value.items()) + "}"
-        )
+        items = ", ".join(f"{python_value(k)}: {python_value(v)}" for k, v in value.items())
+        return "{" + items + "}"
     if isinstance(value, list):
         return "[" + ", ".join(python_value(v) for v in value) + "]"
     return repr(value)
 
 
+def python_call(name: str, arguments: str) -> str:
+    """``name(k=v, ...)``: a call written as Python, its JSON ``arguments`` as keywords."""
+    keywords = ", ".join(f"{k}={python_value(v)}" for k, v in json.loads(arguments).items())
+    return f"{name}({keywords})"
+
+
 def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
-    body = ", ".join(
-        f"{name}("
-        + ", ".join(f"{k}={python_value(v)}" for k, v in json.loads(arguments).items())
-        + ")"
-        for name, arguments in calls
-    )
+    body = ", ".join(python_call(name, arguments) for name, arguments in calls)
     return f"{PYTHON_START}[{body}]{PYTHON_END}"
 
 
