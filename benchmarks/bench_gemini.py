@@ -27,6 +27,7 @@ import anyio
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_fronts import END  # the session ends as a model's does: a finish, then usage
 from bench_stream import MODEL, REQUEST, build_events, upstream
 
 from toolcall_middleware import GeminiMiddleware, ToolCallMiddleware
@@ -50,28 +51,6 @@ GEMINI = orjson.dumps(
         "generationConfig": {"thinkingConfig": {"includeThoughts": True}},
     }
 )
-#: The session ends as a model's does: a finish reason, then usage (without them the front
-#: ends the stream with an error, which is not the path measured here).
-END = [
-    b"data: " + orjson.dumps(doc) + b"\n\n"
-    for doc in (
-        {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": MODEL,
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-        },
-        {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": MODEL,
-            "choices": [],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        },
-    )
-]
 PATHS = {
     "chat": ("/v1/chat/completions", b"", REQUEST),
     "gemini": (f"/v1beta/models/{MODEL}:streamGenerateContent", b"alt=sse", GEMINI),

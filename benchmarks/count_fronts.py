@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,9 +24,8 @@ import anyio
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import callgrind
 from bench_fronts import FRONTS, REQUESTS, apps, drive
-
-_COLLECTED = re.compile(rb"Collected : (\d+)")
 
 
 def run_once(app_name: str, deltas: int) -> None:
@@ -43,23 +39,7 @@ def run_once(app_name: str, deltas: int) -> None:
 
 
 def instructions(app_name: str, deltas: int) -> int:
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--run",
-        app_name,
-        str(deltas),
-    ]
-    # One hash seed for every run: with random ones, a run's count moves by some 10^5-10^6
-    # instructions (dict layouts, the start-up's work), 200-1,000 per event at the defaults.
-    env = {**os.environ, "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
-    done = subprocess.run(command, capture_output=True, env=env, check=True)
-    found = _COLLECTED.search(done.stderr)
-    assert found is not None, done.stderr[-2000:]
-    return int(found.group(1))
+    return callgrind.instructions(__file__, ["--run", app_name, str(deltas)])
 
 
 def main() -> None:

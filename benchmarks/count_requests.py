@@ -22,17 +22,14 @@ import argparse
 import asyncio
 import gc
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import callgrind
 import ttft_load
-
-_COLLECTED = re.compile(rb"Collected : (\d+)")
 
 
 def run_once(api: str, requests: int, store: str) -> None:
@@ -99,27 +96,8 @@ def run_once(api: str, requests: int, store: str) -> None:
 
 
 def instructions(api: str, requests: int, store: str) -> int:
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--run",
-        api,
-        str(requests),
-        store,
-    ]
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0"),
-        "TOOLCALL_ACCESS_LOG": "false",
-        "TOOLCALL_LOG_LEVEL": "warning",
-    }
-    done = subprocess.run(command, capture_output=True, env=env, check=True)
-    found = _COLLECTED.search(done.stderr)
-    assert found is not None, done.stderr[-2000:]
-    return int(found.group(1))
+    env = {"TOOLCALL_ACCESS_LOG": "false", "TOOLCALL_LOG_LEVEL": "warning"}
+    return callgrind.instructions(__file__, ["--run", api, str(requests), store], env)
 
 
 def main() -> None:
