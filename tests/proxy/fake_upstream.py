@@ -34,6 +34,16 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     return b"data: " + orjson.dumps(body) + b"\n\n"
 
 
+async def answer_lifespan(receive: Receive, send: Send) -> None:
+    """Complete the server's lifespan startup and shutdown, as an app with nothing to start."""
+    while True:
+        message = await receive()
+        kind = message["type"].rsplit(".", 1)[-1]
+        await send({"type": f"lifespan.{kind}.complete"})
+        if kind == "shutdown":
+            return
+
+
 @dataclass
 class Seen:
     """What the upstream observed, shared with the test thread."""
@@ -53,12 +63,8 @@ class FakeUpstream:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                kind = message["type"].rsplit(".", 1)[-1]
-                await send({"type": f"lifespan.{kind}.complete"})
-                if kind == "shutdown":
-                    return
+            await answer_lifespan(receive, send)
+            return
         body = b""
         while True:
             message = await receive()

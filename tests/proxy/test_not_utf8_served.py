@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_upstream import answer_lifespan
 from processes import serve_command
 from servers import serve_in_thread
 
@@ -22,12 +23,8 @@ def upstream_app(bodies: list[bytes]) -> Any:
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                kind = message["type"].rsplit(".", 1)[-1]
-                await send({"type": f"lifespan.{kind}.complete"})
-                if kind == "shutdown":
-                    return
+            await answer_lifespan(receive, send)
+            return
         while (await receive()).get("more_body"):
             pass
         headers = [(b"content-type", b"text/event-stream")]
