@@ -18,6 +18,21 @@ from helpers import body_app, chunk, cut_at, message_of, sse, through
 from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import completion_from_sse
 
+#: The peers' "more types" call (vLLM's tests): arguments of every JSON type, as Python and as
+#: the JSON object it converts to.
+REGISTER_USER_PYTHON = (
+    "register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, "
+    "role=None, passed_test=True, aliases=['John', 'Johnny'])"
+)
+REGISTER_USER = {
+    "name": "John Doe",
+    "age": 37,
+    "address": {"city": "San Francisco", "state": "CA"},
+    "role": None,
+    "passed_test": True,
+    "aliases": ["John", "Johnny"],
+}
+
 
 @dataclass(frozen=True)
 class PeerCase:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from peer_cases import REGISTER_USER, REGISTER_USER_PYTHON
+
 K3_THINK_OPEN = "<|open|>think<|sep|>"
 K3_THINK_CLOSE = "<|close|>think<|sep|>"
 K3_RESPONSE_OPEN = "<|open|>response<|sep|>"
@@ -538,21 +540,8 @@ GEMMA4 = [
 LLAMA4 = "meta-llama/Llama-4-Scout-17B-16E-Instruct"
 SIMPLE = "get_weather(city='San Francisco', metric='celsius')"
 SIMPLE_CALL = ("get_weather", {"city": "San Francisco", "metric": "celsius"})
-MORE_TYPES = (
-    "register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, "
-    "role=None, passed_test=True, aliases=['John', 'Johnny'])"
-)
-MORE_TYPES_CALL = (
-    "register_user",
-    {
-        "name": "John Doe",
-        "age": 37,
-        "address": {"city": "San Francisco", "state": "CA"},
-        "role": None,
-        "passed_test": True,
-        "aliases": ["John", "Johnny"],
-    },
-)
+MORE_TYPES = REGISTER_USER_PYTHON
+MORE_TYPES_CALL = ("register_user", REGISTER_USER)
 LA = "get_weather(city='LA', metric='C')"
 LA_CALL = ("get_weather", {"city": "LA", "metric": "C"})
 OFFERED = {"bad": {}, "calc": {}, "f": {}, "g": {}, "foo": {}}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from peer_cases import PeerCase
+from peer_cases import REGISTER_USER, PeerCase
 
 PHI = "microsoft/Phi-4-mini-instruct"
 DROPS_TEXT = "we differ: vLLM drops the text around the calls; it is the model's text here"
@@ -192,14 +192,7 @@ XLAM_CASES = [
 
 HUNYUAN = "tencent/Hunyuan-A13B-Instruct"
 SF = {"city": "San Francisco", "metric": "celsius"}
-REGISTER = {
-    "name": "John Doe",
-    "age": 37,
-    "address": {"city": "San Francisco", "state": "CA"},
-    "role": None,
-    "passed_test": True,
-    "aliases": ["John", "Johnny"],
-}
+REGISTER = REGISTER_USER
 NESTED = {"level1": {"level2": {"level3": {"value": 123}}}}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from peer_cases import PeerCase
+from peer_cases import REGISTER_USER, REGISTER_USER_PYTHON, PeerCase
 
 LFM2 = "LiquidAI/LFM2.5-1.2B-Instruct"
 LFM2_TOOL = "LiquidAI/LFM2-1.2B-Tool"
@@ -16,21 +16,8 @@ KEPT = "we differ: malformed Python (vLLM rewrites it) is the model's text, its 
 
 SIMPLE = "get_candidate_status(candidate_id='12345')"
 SIMPLE_CALL = ("get_candidate_status", {"candidate_id": "12345"})
-MORE_TYPES = (
-    "register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, "
-    "role=None, passed_test=True, aliases=['John', 'Johnny'])"
-)
-MORE_TYPES_CALL = (
-    "register_user",
-    {
-        "name": "John Doe",
-        "age": 37,
-        "address": {"city": "San Francisco", "state": "CA"},
-        "role": None,
-        "passed_test": True,
-        "aliases": ["John", "Johnny"],
-    },
-)
+MORE_TYPES = REGISTER_USER_PYTHON
+MORE_TYPES_CALL = ("register_user", REGISTER_USER)
 DOTTED = (
     "grocery.orderIngredients(ingredientList=[{'name': 'Lasagna noodles', 'amount': 250, "
     "'unit': 'g'}], deliveryAddress='845 Willow Lane, Springfield, IL 62704')"
