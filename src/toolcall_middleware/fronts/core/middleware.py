@@ -17,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 from ...asgi import ASGIApp, Receive, Scope, Send
 from ...metrics import Metrics
 from ...request import replay_receive
+from .options import FrontOptions
 from .pipeline import (
     BodyTooLarge,
     IntegerOutOfRange,
@@ -44,19 +45,11 @@ class FrontMiddleware:
     #: Request headers that describe the client's request, not the upstream one.
     drop_headers: ClassVar[frozenset[bytes]]
 
-    app: ASGIApp
-    metrics: Metrics | None
-    #: Every front's options have these (``FrontOptions``).
-    max_body_bytes: int
-    max_upstream_bytes: int
-    upstream_path: str
-
-    def __init__(self, app: ASGIApp, metrics: Metrics | None, options: Any) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics | None, options: FrontOptions) -> None:
         self.app = app
         self.metrics = metrics
-        self.max_body_bytes = options.max_body_bytes
-        self.max_upstream_bytes = options.max_upstream_bytes
-        self.upstream_path = options.upstream_path
+        #: The options every front has (its own subclass's, as ``FrontOptions``).
+        self.front_options = options
 
     def refuse(
         self, message: str, *, status: int = 400, code: str | None = None, param: str | None = None
@@ -71,7 +64,7 @@ class FrontMiddleware:
         """The request's JSON document (``decode``: the body as sent, decoded first); the
         API's error for a body too large or not JSON; ``ClientGone`` for a client that left."""
         try:
-            body = await read_request(receive, self.max_body_bytes)
+            body = await read_request(receive, self.front_options.max_body_bytes)
         except BodyTooLarge as exc:
             raise self.refuse(str(exc), status=413, code="request_too_large") from None
         if decode is not None:
@@ -118,14 +111,14 @@ class FrontMiddleware:
             front,
             keepalive=keepalive,
             keepalive_interval=keepalive_interval,
-            max_upstream_bytes=self.max_upstream_bytes,
+            max_upstream_bytes=self.front_options.max_upstream_bytes,
             stream_headers=stream_headers,
             metrics=self.metrics,
             api=self.api,
         )
         target = upstream_scope(
             scope,
-            self.upstream_path,
+            self.front_options.upstream_path,
             len(upstream_body),
             stream=front.stream,
             drop=self.drop_headers,

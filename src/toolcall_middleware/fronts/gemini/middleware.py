@@ -180,7 +180,7 @@ class GeminiMiddleware(FrontMiddleware):
         self, message: str, *, status: int = 400, code: str | None = None, param: str | None = None
     ) -> Exception:
         if code == "request_too_large":  # as Google words it, a 400
-            limit = self.max_body_bytes
+            limit = self.options.max_body_bytes
             message = f"Request payload size exceeds the limit: {limit} bytes."
         return invalid_argument(message)
 

@@ -173,7 +173,7 @@ class ResponsesMiddleware(FrontMiddleware):
 
     def _decoded(self, body: bytes, encoding: bytes) -> bytes:
         if encoding == b"zstd":
-            return _unzstd(body, self.max_body_bytes)
+            return _unzstd(body, self.options.max_body_bytes)
         if encoding not in (b"identity", b""):
             raise ResponsesError(
                 f"request content-encoding {encoding.decode(errors='replace')!r} is not "
