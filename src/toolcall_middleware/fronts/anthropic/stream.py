@@ -23,10 +23,9 @@ import orjson
 from .. import core
 from ..core import ids
 from ..core.failures import UpstreamFailure
-from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import incomplete_message, outcome
 from ..core.numbers import count
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, CONTENT, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.templates import EventTemplate
 from ..core.translator import Translator
 from ..core.wire import LARGE_STRING, event_head

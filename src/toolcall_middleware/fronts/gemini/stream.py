@@ -27,10 +27,9 @@ from typing import Any, Literal, cast
 import orjson
 
 from .. import core
-from ..core.fast_path import ARGUMENTS, REASONING
 from ..core.large import Escapes, dumps_large
 from ..core.pipeline import Reply, json_reply
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.wire import Output
 from . import signature
 from .errors import GeminiError, from_failure

@@ -28,9 +28,8 @@ from ..core.events import (
     UpstreamError,
 )
 from ..core.failures import UpstreamFailure
-from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import outcome
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, CONTENT, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.templates import EventTemplate
 from ..core.translator import Translator
 from ..core.wire import LARGE_STRING
