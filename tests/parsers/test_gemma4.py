@@ -1,5 +1,5 @@
 """Gemma 4 calls at the parser (the peers' cases through the middleware:
-``tests/test_peers_flagships.py``)."""
+``tests/test_peer_cases.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from parser_helpers import (
     run,
 )
 
-from peers_flagships import GEMMA4, PeerCase
+from peer_cases import PeerCase
+from peers_gemma4 import GEMMA4
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Reasoning, Text
 from toolcall_middleware.parsers import create_parser
 from toolcall_middleware.parsers.gemma4 import gemma_value, write_calls

@@ -1,12 +1,13 @@
 """InternLM calls at the parser (the peers' cases through the middleware:
-``tests/test_peers_flagships.py``)."""
+``tests/test_peer_cases.py``)."""
 
 from __future__ import annotations
 
 import pytest
 from parser_helpers import any_cut_test, assemble, every_cut_agrees, make_context, run
 
-from peers_flagships import INTERNLM2, PeerCase
+from peer_cases import PeerCase
+from peers_mimo_internlm import INTERNLM2
 from toolcall_middleware.events import CallArgs, CallStart
 from toolcall_middleware.parsers import create_parser
 

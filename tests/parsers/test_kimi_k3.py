@@ -1,6 +1,6 @@
 """Kimi K3 channels: the peers' cases (SGLang's and vLLM's K3 tests, rtp-llm's K3 renderer
 tests) and our own, at the parser. The reasoning split of the think channel and the middleware
-under ``provider="auto"`` are in ``tests/test_peers_flagships.py``."""
+under ``provider="auto"`` are in ``tests/test_peer_cases.py``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from parser_helpers import (
     run,
 )
 
-from peers_flagships import K3_LEAKED_TOOLS, KIMI_K3, PeerCase, k3_call
+from peer_cases import PeerCase
+from peers_kimi_k3 import K3_LEAKED_TOOLS, KIMI_K3, k3_call
 from toolcall_middleware.events import CallArgs, CallStart, Reasoning, Text
 from toolcall_middleware.parsers import ParserContext, create_parser
 from toolcall_middleware.parsers.kimi_k3 import (

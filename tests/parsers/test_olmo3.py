@@ -1,12 +1,13 @@
 """Olmo 3 calls at the parser (the peers' cases through the middleware:
-``tests/test_peers_flagships.py``)."""
+``tests/test_peer_cases.py``)."""
 
 from __future__ import annotations
 
 import pytest
 from parser_helpers import any_cut_test, assemble, every_cut_agrees, make_context, parse
 
-from peers_flagships import OLMO_3, PeerCase
+from peer_cases import PeerCase
+from peers_pythonic import OLMO_3
 from toolcall_middleware.parsers import ParserContext, Tool
 from toolcall_middleware.parsers.pythonic import call_arguments
 

@@ -1,5 +1,5 @@
 """Pythonic calls at the parser (the peers' cases through the middleware:
-``tests/test_peers_flagships.py``)."""
+``tests/test_peer_cases.py``)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from parser_helpers import (
     run,
 )
 
-from peers_flagships import PYTHONIC, PeerCase
+from peer_cases import PeerCase
+from peers_pythonic import PYTHONIC
 from toolcall_middleware.detect import resolve_provider
 from toolcall_middleware.events import CallArgs, CallEnd, CallStart, Text
 from toolcall_middleware.parsers import ParserContext, Tool, create_parser
@@ -32,7 +33,7 @@ TOOLS = make_context("get_weather", "bash", "register_user")
 
 
 def context(case: PeerCase) -> ParserContext:
-    names = {name for name, _ in case.calls} | set(case.schemas)
+    names = {name for name, _ in case.calls} | set(case.tools)
     return ParserContext(tuple(Tool(name) for name in sorted(names)))
 
 
