@@ -196,9 +196,12 @@ class EventStream:
         self.fast_event = self._fast_events() if stream else None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
+        #: The events are ``event:``-named SSE (``encode`` is not overridden), which ``out``
+        #: writes itself: one event at once, large ones in pieces (``_large``).
+        self._named = type(self).encode is EventStream.encode
 
-    @staticmethod
-    def encode(events: Iterable[WireEvent], large: bool = False) -> bytes:
+    def encode(self, events: Iterable[WireEvent], large: bool = False) -> bytes:
+        """The bytes of ``events``: by default ``event:``-named SSE (``wire.named_events``)."""
         return named_events(events, large=large)
 
     @property
@@ -271,15 +274,20 @@ class EventStream:
         is ``done`` once the events that end it are written: built, not only made. Events that
         hold a large string are written one at a time as they are sent (``_large``)."""
         translator = self.translator
+        if not events:  # (a piece of arguments the front holds, say: often)
+            translator.large = False
+            self._ended = translator.done
+            return b""
         if not self.stream:
             self.keep(events)
             self._ended = translator.done
             return b""
         large, translator.large = translator.large, False
-        if large and self.encode is EventStream.encode:
+        named = self._named
+        if large and named:
             return self._large(events)
         try:
-            if len(events) == 1 and not large and self.encode is EventStream.encode:
+            if len(events) == 1 and not large and named:
                 kind, doc = events[0]  # most chunks: one event
                 data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
                 self._ended = translator.done
