@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from toolcall_middleware.fronts.core import ArgsDelta, ChatReader, Event, ReasoningDelta, TextDelta
-from toolcall_middleware.fronts.core.fast_path import ARGUMENTS, CONTENT, NOTHING, REASONING
+from toolcall_middleware.fronts.core.reader import ARGUMENTS, CONTENT, NOTHING, REASONING
 from toolcall_middleware.sse import SSEDecoder
 
 from .hostile import event_lists, handed_of

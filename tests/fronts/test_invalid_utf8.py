@@ -25,7 +25,8 @@ from toolcall_middleware import (
 )
 from toolcall_middleware.asgi import ASGIApp
 from toolcall_middleware.fronts.core import events as core
-from toolcall_middleware.fronts.core.reader import ChatReader, decode_chunk
+from toolcall_middleware.fronts.core.reader import ChatReader
+from toolcall_middleware.fronts.core.undecoded import decode_chunk
 from toolcall_middleware.metrics import Metrics
 
 from .clients import FRONTS, seen

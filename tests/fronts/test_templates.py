@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_middleware.fronts.anthropic.stream import StreamTranslator, _delta, delta_template
-from toolcall_middleware.fronts.core.fast_path import CONTENT, REASONING
+from toolcall_middleware.fronts.core.reader import CONTENT, REASONING
 from toolcall_middleware.fronts.core.wire import named_events
 from toolcall_middleware.fronts.gemini.request import GeminiRequest
 from toolcall_middleware.fronts.gemini.response import response

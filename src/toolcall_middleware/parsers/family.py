@@ -62,7 +62,7 @@ def clashes(marker: str, kept: Iterable[str]) -> bool:
     return any(marker.startswith(k) or k.startswith(marker) for k in kept)
 
 
-@functools.cache
+@functools.cache  # one entry per format (an unknown name raises, and is not kept): bounded
 def family_of(provider: str | None) -> Family:
     """The family of format ``provider``, with it as the default; ``None``: every format."""
     if provider is None:

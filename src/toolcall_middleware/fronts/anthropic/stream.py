@@ -23,10 +23,9 @@ import orjson
 from .. import core
 from ..core import ids
 from ..core.failures import UpstreamFailure
-from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import incomplete_message, outcome
 from ..core.numbers import count
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, CONTENT, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.templates import EventTemplate
 from ..core.translator import Translator
 from ..core.wire import LARGE_STRING, event_head
@@ -73,7 +72,7 @@ class StreamTranslator(Translator):
         self.done = False
         self._next_index = 0
         self._open: str | None = None  # "thinking", "text", "tool_use" or None
-        #: The kind of text the open block takes on the fast path (``fast_path.REASONING``,
+        #: The kind of text the open block takes on the fast path (``reader.REASONING``,
         #: ``CONTENT``, ``ARGUMENTS``; -1: none), and its delta event's bytes (None for tool
         #: input that is held).
         self._fast_kind = -1

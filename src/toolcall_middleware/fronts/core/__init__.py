@@ -2,12 +2,14 @@
 
 A front is a request translator plus an encoder of the core's events:
 
-- ``reader``: ``ChatReader`` reads the (already repaired) Chat Completions answer, streamed or
-  whole, into typed ``events``; ``decode_chunk`` is the one JSON decode of upstream chunks.
+- ``chunk_reader``: ``ChunkReader`` reads the (already repaired) Chat Completions answer,
+  streamed or whole, into typed ``events``; ``reader``: ``ChatReader``, the one the fronts use,
+  also reads the usual chunk from its event's bytes (the fast path's reading).
 - ``failures``: ``UpstreamFailure``, upstream errors in a neutral form each front renders;
   ``finish``: the one table of finish reasons and their outcomes (docs/outcomes.md).
-- ``undecoded``: upstream text that is not UTF-8, decoded per channel (a character cut between
-  events joined, each byte that is not UTF-8 a counted U+FFFD).
+- ``undecoded``: ``decode_chunk``, the one JSON decode of upstream chunks, and upstream text
+  that is not UTF-8, decoded per channel (a character cut between events joined, each byte
+  that is not UTF-8 a counted U+FFFD).
 - ``large``: documents holding a whole answer's text, written with little memory.
 - ``middleware``: ``FrontMiddleware``, the request pipeline each front's middleware runs (read,
   decode, translate with its guards, respond), with the API's name, headers and errors as hooks.
@@ -43,10 +45,11 @@ from .events import (
 )
 from .failures import UpstreamFailure
 from .fast_path import fast_events
-from .reader import ChatReader, decode_chunk
+from .reader import ChatReader
 from .responder import FrontResponder
 from .templates import EventTemplate
 from .translator import EventStream, FrontStream, Translator
+from .undecoded import decode_chunk
 
 __all__ = [
     "ArgsDelta",

@@ -1,446 +1,206 @@
-"""``ChatReader``: the (already repaired) Chat Completions answer as typed events (sans-I/O).
+"""``ChatReader``: the fronts' reader of the (already repaired) Chat Completions answer.
 
-Chunk dicts go in one by one (``feed``), or a whole ``chat.completion`` (``feed_completion``);
-``finish`` marks the end of the upstream's answer. Native ``tool_calls`` go through the same
-normaliser as the chat path (``NativeToolCalls`` into a ``ToolCallAssembler``), so every quirk
-it knows (index-less continuations, Kilo's shorthand, parsed-object arguments, interleaved
-parallel calls, late ids) is handled once, and calls come out one after another.
-
-Memory is bounded: the arguments text of the open call, and text the normaliser holds for
-calls waiting their turn, each stay under ``max_arguments_bytes``; past it the answer ends with
-an ``UpstreamError``.
-
-The usual chunk (one text, or one more piece of the open call's arguments) can also be read
-from its SSE event's bytes, undecoded (``read_fast``; ``fast_path.py`` states its rule), once
-the reader has learnt the stream's chunk template (``learn``).
+It reads decoded chunks as ``chunk_reader.ChunkReader`` does, and the usual chunk (one text,
+or one more piece of the open call's arguments) also from its SSE event's bytes, undecoded
+(``read_fast``), or from what the chat path handed of it (``read_handed``, ``handoff.py``):
+the stream's fast path (``fast_path.py`` states its rule). ``learn`` takes the stream's chunk
+template (as the chat path does, a few tries per stream); ``read_fast`` then reads each event
+that is the template with one text, or one more piece of the open call's arguments, by
+slicing, and moves the reader on exactly as ``feed`` would have for the decoded chunk. It
+declines (``None``, nothing changed) whenever ``feed`` would do anything else: another shape,
+JSON that is not exactly one string, text after a call (which ends it), a limit reached.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
-from ...calls import IdFactory, ToolCallAssembler, arguments_object, piece_entries
-from ...lenient_json import loads_undecoded, loads_well_formed
-from ...limits import Budget, LimitExceeded
-from ...native_calls import NativeToolCalls
-from ...text_fields import reasoning_text
-from .events import (
-    ArgsDelta,
-    CallClosed,
-    CallOpened,
-    Event,
-    Finish,
-    ReasoningDelta,
-    TextDelta,
-    UpstreamError,
-)
-from .failures import UpstreamFailure, from_stream_error
-from .fast_path import FastChunkReading
-from .finish import failure, outcome
-from .undecoded import HeldBytes, UndecodedChoices, cleaned, decoded_chunks, undecoded_chunk
+from ...chunk_template import ChunkTemplate
+from ...deltas import PIECE_HEAD, PIECE_MIDDLE, PIECE_TAIL
+from ...fast_path import TEMPLATE_TRIES
+from ...handoff import ArgsPiece, Handed, TextPiece
+from .chunk_reader import MAX_ARGUMENTS_BYTES, ChunkReader
+from .events import ArgsDelta, Event, ReasoningDelta, TextDelta
 
-logger = logging.getLogger("toolcall_middleware.fronts")
+#: What the usual event reads as: the kind of the one core event the general path reads from
+#: its chunk (``ReasoningDelta``, ``TextDelta`` of ``content``, ``ArgsDelta`` of the open
+#: call), or ``NOTHING`` when it reads none.
+REASONING, CONTENT, ARGUMENTS, NOTHING = 0, 1, 2, 3
 
 _loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-#: The index of the choice a front reads: 0, or none (``null`` or missing: some servers send
-#: their one choice so, and the chat path passes it on as it came).
-_FIRST = (0, None)
-
-#: Default cap on one call's arguments text (and on the text held for queued calls).
-MAX_ARGUMENTS_BYTES = 8 * 1024 * 1024
-
-
-def decode_chunk(data: bytes) -> Any:
-    """One upstream event's JSON, read as the chat path reads it, or ``None`` when it is not
-    JSON a client would read (logged and skipped).
-
-    Every front decodes upstream chunks through here. What orjson refuses (a lone surrogate
-    escape, ``NaN``) is read by ``lenient_json.loads_well_formed``: each lone surrogate becomes
-    U+FFFD, so whatever a front writes from it is JSON every client parses (docs/clients.md,
-    "Text no encoder writes"). An event that is not all UTF-8 is read with its text left for
-    the reader to decode (``undecoded.py``): nothing of it is dropped."""
-    try:
-        return _loads(data)
-    except _JSONDecodeError:
-        pass
-    try:
-        return loads_well_formed(data)
-    except UnicodeDecodeError:
-        chunk = undecoded_chunk(data)
-    except ValueError:
-        chunk = None
-    if chunk is None:
-        logger.warning("skipping a non-JSON upstream event: %r", data[:200])
-    return chunk
+_NOTHING_READ = (NOTHING, "")
+#: The delta members of one piece of a call's arguments, around its index and its text.
+_ARGS_HEAD, _ARGS_MIDDLE, _ARGS_TAIL = PIECE_HEAD[1:], PIECE_MIDDLE, PIECE_TAIL[:-1]
+#: Call indexes as JSON writes them (no sign, no leading zero, no exponent), the first few
+#: hundred looked up rather than parsed.
+_INDEXES = {b"%d" % i: i for i in range(512)}
 
 
-def decode_body(data: bytes) -> tuple[Any, int]:
-    """A whole upstream JSON body, as ``decode_chunk`` reads an event, and how many of its
-    bytes were not UTF-8 (each read as U+FFFD: a whole body has no next piece to join)."""
-    try:
-        return _loads(data), 0
-    except _JSONDecodeError:
-        pass
-    try:
-        return loads_well_formed(data), 0
-    except UnicodeDecodeError:
-        try:
-            return cleaned(loads_undecoded(data))
-        except ValueError:
-            return None, 0
-    except ValueError:
-        return None, 0
+class ChatReader(ChunkReader):
+    """One upstream answer (choice 0) in, ``events.Event``s out: from decoded chunks
+    (``feed``), or, for the usual chunk, from its event's bytes (``read_fast``) or the chat
+    path's reading (``read_handed``)."""
 
+    _template: ChunkTemplate | None = None
+    _template_tries = TEMPLATE_TRIES
+    # From the template: the head of an event holding one piece of a call's arguments, and
+    # its end after the text. No event starts with "\0": none matches before a template.
+    _arguments_head, _arguments_at, _arguments_end = b"\0", 0, b""
 
-class _Counts:
-    """A metrics ``Report`` that counts what the normaliser dropped."""
-
-    __slots__ = ("dropped_calls", "dropped_fragments")
-
-    def __init__(self) -> None:
-        self.dropped_calls = 0
-        self.dropped_fragments = 0
-
-    def tool_call(self, native: bool) -> None:
-        pass
-
-    def malformed(self, reason: str) -> None:
-        if reason == "missing_name":
-            self.dropped_calls += 1
-        elif reason == "after_end":
-            self.dropped_fragments += 1
-
-    def fallback(self, action: str) -> None:
-        pass
-
-    def rewritten(self) -> None:
-        pass
-
-
-class _OpenCall:
-    __slots__ = ("id", "index", "name", "parts", "size", "upstream_id")
-
-    def __init__(self, index: int, call_id: str, name: str, upstream_id: bool) -> None:
-        self.index = index
-        self.id = call_id
-        self.name = name
-        self.upstream_id = upstream_id
-        self.parts: list[str] = []
-        self.size = 0
-
-
-class ChatReader(FastChunkReading):
-    """One upstream answer (choice 0) in, ``events.Event``s out."""
-
-    def __init__(
-        self,
-        new_id: IdFactory,
-        *,
-        max_arguments_bytes: int = MAX_ARGUMENTS_BYTES,
-        max_answer_bytes: int | None = None,
-    ) -> None:
-        self._new_id = new_id
-        #: Characters of text and arguments the whole answer may have (None: no cap). A front
-        #: that holds the answer (a non-streaming reply, the Responses API's final output)
-        #: sets it, so an upstream that never stops cannot grow it without bound.
-        self.max_answer_bytes = max_answer_bytes
-        self._answer_size = 0
-        self._generated: set[str] = set()
-        self._counts = _Counts()
-        self.max_arguments_bytes = max_arguments_bytes
-        # (``_end`` reads each call's arguments: the assembler need not read them too.)
-        self._calls = ToolCallAssembler(
-            self._make_id,
-            budget=Budget(max_arguments_bytes),
-            report=self._counts,
-            check_arguments=False,
-        )
-        self._native = NativeToolCalls(self._calls, self._counts)
-        self._open: _OpenCall | None = None
-        self._finish_reason: str | None = None
-        self._matched_stop: str | None = None
-        self._usage: Mapping[str, Any] | None = None
-        self._tool_calls = False
-        self._calls_closed = True  # no call is open
-        #: The answer is over (``Finish`` or ``UpstreamError`` was emitted).
-        self.done = False
-        #: Text the upstream sent in bytes that are not UTF-8 (``undecoded.py``), and whether
-        #: a channel holds a character cut short: then every chunk is read through it.
-        self._bytes = HeldBytes()
-        self.holds_bytes = False
-
-    @property
-    def answer_size(self) -> int:
-        """Characters of text and arguments read so far."""
-        return self._answer_size
-
-    @property
-    def open_call_index(self) -> int | None:
-        """The index of the call whose arguments are streaming, if one is."""
-        return None if self._open is None else self._open.index
-
-    @property
-    def replaced_bytes(self) -> int:
-        """Bytes of text that were not UTF-8, each sent on as U+FFFD."""
-        return self._bytes.replaced
-
-    @property
-    def dropped_calls(self) -> int:
-        """Calls that never named themselves (nothing to call)."""
-        return self._counts.dropped_calls
-
-    @property
-    def dropped_fragments(self) -> int:
-        """Argument text that came for a call already over (a gateway resending it, say)."""
-        return self._counts.dropped_fragments
-
-    # --- input ------------------------------------------------------------------------------
-
-    def feed(self, chunk: Mapping[str, Any]) -> list[Event]:
-        """One ``chat.completion.chunk``."""
-        if self.done:
-            return []
-        if self.holds_bytes:
-            return self._feed_decoded(chunk)
-        choices = chunk.get("choices")
-        if "error" in chunk and not choices:
-            return self._fail(from_stream_error(chunk))
-        usage = chunk.get("usage")
-        if usage is not None and isinstance(usage, Mapping):
-            self._usage = usage
-        out: list[Event] = []
-        if type(choices) is not list:
-            if type(choices) is UndecodedChoices:
-                return self._feed_decoded(chunk)
-            return out
-        if len(choices) == 1:
-            # The usual chunks, quickly: one choice without a finish, whose delta is text, or
-            # one more piece of the open call's arguments, or another one ``tool_calls`` entry.
-            choice = choices[0]
-            if (
-                type(choice) is dict
-                and choice.get("finish_reason") is None
-                and choice.get("index") in _FIRST
-            ):
-                delta = choice.get("delta")
-                if type(delta) is dict:
-                    entries = delta.get("tool_calls")
-                    if entries is None:
-                        try:  # (text after calls ends them: their held arguments count)
-                            self._texts(delta, out)
-                            self._check_answer_size()
-                        except LimitExceeded as exc:
-                            out += self._fail(_limit_failure(exc))
-                        return out
-                    if len(delta) == 1 and type(entries) is list and len(entries) == 1:
-                        entry = entries[0]
-                        # (``continuation`` takes no entry with an id: a call's header is not
-                        # offered to it.)
-                        header = type(entry) is dict and "id" in entry
-                        index = None if header else self._native.continuation(entry)
-                        if index is not None:
-                            piece = piece_entries(index, entry["function"]["arguments"])
-                            try:
-                                self._entries(piece, out)
-                            except LimitExceeded as exc:
-                                out += self._fail(_limit_failure(exc))
-                            return out
-                        # Another entry, a call's first most often: what the loop below
-                        # does for a delta without text.
-                        try:
-                            self._check_answer_size()
-                            self._calls_closed = False
-                            found = self._native.next_call(entry)
-                            if found is None:
-                                found = self._native.feed(entries)
-                            self._native_entries(found, out)
-                        except LimitExceeded as exc:
-                            out += self._fail(_limit_failure(exc))
-                        return out
-        try:
-            for choice in choices:
-                # The fronts never ask for more than one choice.
-                if self.done:
-                    break
-                if not isinstance(choice, Mapping) or choice.get("index") not in _FIRST:
-                    continue
-                delta = choice.get("delta")
-                if isinstance(delta, Mapping):
-                    self._delta(delta, out, whole=False)
-                self._finish(choice, out)
-        except LimitExceeded as exc:
-            out += self._fail(_limit_failure(exc))
-        return out
-
-    def _feed_decoded(self, chunk: Mapping[str, Any]) -> list[Event]:
-        """A chunk whose text may hold bytes that are not UTF-8, or any chunk while a channel
-        holds a character cut short: read as the plain chunks of its decoded text."""
-        parts = decoded_chunks(self._bytes, dict(chunk))
-        self.holds_bytes = False  # (so that ``feed`` reads each part as it is)
-        out: list[Event] = []
-        for part in parts:
-            out += self.feed(part)
-        self.holds_bytes = self._bytes.channel is not None and not self.done
-        return out
-
-    def feed_completion(self, completion: Mapping[str, Any]) -> list[Event]:
-        """A whole ``chat.completion`` (call ``finish`` after it)."""
-        if self.done:
-            return []
-        if "error" in completion and not completion.get("choices"):
-            return self._fail(from_stream_error(completion))
-        choices = completion.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-            return self._fail(UpstreamFailure("server", "upstream response has no choices"))
-        usage = completion.get("usage")
-        if isinstance(usage, Mapping):
-            self._usage = usage
-        choice = choices[0]
-        out: list[Event] = []
-        message = choice.get("message")
-        try:
-            if isinstance(message, Mapping):
-                self._delta(message, out, whole=True)
-            self._finish({**choice, "finish_reason": choice.get("finish_reason") or "stop"}, out)
-        except LimitExceeded as exc:
-            out += self._fail(_limit_failure(exc))
-        return out
-
-    def finish(self) -> list[Event]:
-        """The upstream's answer ended (``[DONE]``, the end of the body)."""
-        if self.done:
-            return []
-        if self._finish_reason is None:
-            message = "upstream stream ended before the response was complete"
-            return self._fail(UpstreamFailure("server", message))
-        out: list[Event] = []
-        try:  # the calls end: arguments held for a queued call count now
-            self._close_calls(out, final=True)
-        except LimitExceeded as exc:
-            return out + self._fail(_limit_failure(exc))
-        self.done = True
-        out.append(Finish(self._finish_reason, self._usage, self._matched_stop, self._tool_calls))
-        return out
-
-    def fail(self, failure: UpstreamFailure) -> list[Event]:
-        """End the answer with a failure found outside the chunks (a transport error, say)."""
-        return self._fail(failure)
-
-    # --- internals --------------------------------------------------------------------------
-
-    def _fail(self, failure: UpstreamFailure) -> list[Event]:
-        if self.done:
-            return []
-        self.done = True
-        return [UpstreamError(failure)]
-
-    def _texts(self, delta: Mapping[str, Any], out: list[Event]) -> None:
-        """A delta's text channels, in order; text after a call ends it first."""
-        reasoning = reasoning_text(delta)
-        if reasoning is not None:
-            if not self._calls_closed:
-                self._close_calls(out)
-            self._answer_size += len(reasoning)
-            out.append(ReasoningDelta(reasoning))
-        content = delta.get("content")
-        if content and type(content) is str:
-            if not self._calls_closed:
-                self._close_calls(out)
-            self._answer_size += len(content)
-            out.append(TextDelta(content))
-        refusal = delta.get("refusal")
-        if refusal and type(refusal) is str:
-            if not self._calls_closed:
-                self._close_calls(out)
-            self._answer_size += len(refusal)
-            out.append(TextDelta(refusal, "refusal"))
-
-    def _delta(self, delta: Mapping[str, Any], out: list[Event], whole: bool) -> None:
-        self._texts(delta, out)
-        self._check_answer_size()
-        entries = delta.get("tool_calls")
-        if isinstance(entries, list) and entries:
-            self._calls_closed = False
-            if whole:
-                self._native_entries(self._native.feed_message(entries), out)
-            else:
-                self._native_entries(self._native.feed(entries), out)
-
-    def _check_answer_size(self) -> None:
-        if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
-            raise LimitExceeded("the upstream answer", self.max_answer_bytes)
-
-    def _native_entries(self, entries: list[dict[str, Any]], out: list[Event]) -> None:
-        """What the normaliser gave for a delta's ``tool_calls``, and its limit on text held."""
-        self._entries(entries, out)
-        if self._native.held + self._native.queued > self.max_arguments_bytes:
-            raise LimitExceeded("tool-call arguments held", self.max_arguments_bytes)
-
-    def _finish(self, choice: Mapping[str, Any], out: list[Event]) -> None:
-        finish = choice.get("finish_reason")
-        if isinstance(finish, str) and finish:
-            if outcome(finish) == "failed":
-                # The server failed: the answer ends with its failure, and a call still open
-                # is never finished, so that no client runs what may be half its arguments.
-                out += self._fail(failure(finish))
-                return
-            self._finish_reason = finish
-            matched = choice.get("stop_reason")  # vLLM: the stop string that matched
-            if isinstance(matched, str):
-                self._matched_stop = matched
-            self._close_calls(out, final=True)
-
-    def _close_calls(self, out: list[Event], final: bool = False) -> None:
-        """End every call: text follows them, or the choice is over."""
-        if self._calls_closed and not final:
+    def learn(self, data: bytes, chunk: dict[str, Any]) -> None:
+        """Take the stream's chunk template from ``data``, the JSON of ``chunk``, before
+        ``chunk`` is fed: a chunk of one choice 0 without finish, usage or error, in orjson's
+        compact form."""
+        if not self._template_tries:
             return
-        native = self._native
-        entries = native.finish() + self._calls.close() if final else native.end_calls()
-        if entries:
-            self._entries(entries, out)
-        if self._open is not None:
-            out.append(self._end(self._open))
-            self._open = None
-        self._calls_closed = True
+        template = self._template
+        if template is not None and data.startswith(template.prefix):
+            return  # it holds: this chunk just was not the usual one
+        delta = _usual_delta(chunk)
+        if delta is None:
+            return
+        self._template_tries -= 1
+        learnt = ChunkTemplate.learn(data, chunk, 0, delta)
+        if learnt is not None:
+            self._template = learnt
+            self._arguments_head = learnt.head + _ARGS_HEAD
+            self._arguments_at = len(self._arguments_head)
+            self._arguments_end = _ARGS_TAIL + learnt.tail
 
-    def _entries(self, entries: list[dict[str, Any]], out: list[Event]) -> None:
-        for entry in entries:
-            function = entry["function"]
-            if "id" in entry:  # a call's first entry: the one before it is over
-                if self._open is not None:
-                    out.append(self._end(self._open))
-                call_id = entry["id"]
-                upstream_id = call_id not in self._generated
-                self._open = _OpenCall(entry["index"], call_id, function["name"], upstream_id)
-                self._tool_calls = True
-                out.append(CallOpened(entry["index"], call_id, function["name"], upstream_id))
+    def read_fast(self, event: bytes) -> tuple[int, str] | None:
+        """One SSE event, ``data: {...}\\n\\n`` and nothing else, read undecoded: the one
+        event ``feed`` would give for its chunk as ``(kind, text)``, the reader moved on as
+        ``feed`` moves it; or ``None``, nothing changed: decode it and ``feed`` it."""
+        template = self._template
+        if template is None or self.holds_bytes:  # (a character cut short waits for its
+            return None  # channel's next text)
+        if event.startswith(self._arguments_head):
+            return self._read_arguments(event)
+        found = template.read(event)  # the one reading of a text event, the chat path's too
+        if found is None:
+            return None
+        fields, text = found
+        return self._text(CONTENT if fields[0] == "content" else REASONING, text)
+
+    def _read_arguments(self, event: bytes) -> tuple[int, str] | None:
+        """One piece of the open call's arguments: what ``feed`` reads through
+        ``NativeToolCalls.continuation``."""
+        end = self._arguments_end
+        if not event.endswith(end):
+            return None
+        # Without the separator, ``value`` is empty: not a string, declined below.
+        digits, _, value = event[self._arguments_at : -len(end)].partition(_ARGS_MIDDLE)
+        index = _INDEXES.get(digits)
+        # (No leading zero; and no more digits than any index has: ``int`` refuses thousands.)
+        if index is None and digits.isdigit() and digits[0] != 48 and len(digits) < 20:
+            index = int(digits)
+        if index is None:
+            return None
+        try:
+            if value[0] != 34 or value[-1] != 34:
+                return None
+            fragment = _loads(value)
+        except (IndexError, _JSONDecodeError):
+            return None
+        return self._arguments(index, fragment)
+
+    def read_handed(self, handed: Handed) -> tuple[int, str] | None:
+        """``read_fast`` for an event the chat path read already (``handoff.py``)."""
+        if handed.index != 0 or self.holds_bytes:
+            return None
+        if isinstance(handed, ArgsPiece):  # a piece of a call's arguments, as most call events
+            return self._arguments(handed.call, handed.fragment)
+        if isinstance(handed, TextPiece):
+            fields, text = handed.fields, handed.text
+            return self._text(CONTENT if fields[0] == "content" else REASONING, text)
+        # A delta object: decoded JSON, where only a dict takes a string key (the subscripts
+        # test the types).
+        delta: Any = handed.delta
+        try:
+            entries = delta["tool_calls"]
+            (entry,) = entries
+            function, call_index = entry["function"], entry["index"]
             fragment = function["arguments"]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if (
+            len(delta) != 1
+            or type(entries) is not list
+            or len(entry) != 2
+            or len(function) != 1
+            or type(call_index) is not int
+            or type(fragment) is not str
+        ):
+            return None
+        return self._arguments(call_index, fragment)
+
+    def _text(self, kind: int, text: str) -> tuple[int, str] | None:
+        """What ``feed`` does with one text of this kind, or ``None``: it would do more."""
+        size = self._answer_size + len(text)
+        if (
+            not text
+            or self.done
+            or not self._calls_closed
+            or (self.max_answer_bytes is not None and size > self.max_answer_bytes)
+        ):
+            return None
+        self._answer_size = size
+        return kind, text
+
+    def core_event(self, kind: int, text: str) -> Event:
+        """The core event ``read_fast`` or ``read_handed`` read as ``(kind, text)``."""
+        if kind == ARGUMENTS:
             call = self._open
-            if fragment and call is not None:
-                call.size += len(fragment)
-                if call.size > self.max_arguments_bytes:
-                    raise LimitExceeded("tool-call arguments", self.max_arguments_bytes)
-                self._answer_size += len(fragment)
-                if self.max_answer_bytes is not None and self._answer_size > self.max_answer_bytes:
-                    raise LimitExceeded("the upstream answer", self.max_answer_bytes)
-                call.parts.append(fragment)
-                out.append(ArgsDelta(call.index, fragment))
+            assert call is not None  # (the call it was a piece of)
+            return ArgsDelta(call.index, text)
+        return ReasoningDelta(text) if kind == REASONING else TextDelta(text)
 
-    def _end(self, call: _OpenCall) -> CallClosed:
-        raw = "".join(call.parts) or "{}"
-        call.parts = []
-        arguments, text, problem = arguments_object(raw)
-        return CallClosed(call.index, call.id, call.name, raw, arguments, text, problem)
+    def _arguments(self, index: int, fragment: str) -> tuple[int, str] | None:
+        """What ``feed`` does with one piece of a call's arguments (``continuation``), or
+        ``None``: it would do more."""
+        call = self._open
+        size = len(fragment)
+        answer = self._answer_size + size
+        if (
+            call is None
+            or self.done
+            or not size
+            or call.size + size > self.max_arguments_bytes
+            or (self.max_answer_bytes is not None and answer > self.max_answer_bytes)
+        ):
+            return None
+        piece = self._native.open_arguments(index, fragment)
+        if piece is None:
+            return None
+        if piece < 0:
+            return _NOTHING_READ
+        # What ``ChatReader._entries`` does with the one piece, its limits checked above.
+        call.size += size
+        self._answer_size = answer
+        call.parts.append(fragment)
+        return ARGUMENTS, fragment
 
-    def _make_id(self) -> str:
-        call_id = self._new_id()
-        self._generated.add(call_id)
-        return call_id
+
+def _usual_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    """The delta of a chunk whose template the fast path may read: one choice 0, no finish,
+    no usage, no error, and a delta with members."""
+    choices = chunk.get("choices")
+    if (
+        type(choices) is not list
+        or len(choices) != 1
+        or "error" in chunk
+        or chunk.get("usage") is not None
+    ):
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("finish_reason") is not None:
+        return None
+    index, delta = choice.get("index", 0), choice.get("delta")
+    if type(index) is not int or index != 0 or type(delta) is not dict or not delta:
+        return None
+    return delta
 
 
-def _limit_failure(exc: LimitExceeded) -> UpstreamFailure:
-    return UpstreamFailure("server", f"upstream answer: {exc}")
+__all__ = ["ARGUMENTS", "CONTENT", "MAX_ARGUMENTS_BYTES", "NOTHING", "REASONING", "ChatReader"]

@@ -21,9 +21,8 @@ from ...sse import SSEDecoder, SSEEvent, one_data_line
 from .failures import UpstreamFailure, bad_upstream, from_response
 from .fast_path import FastEvent, handed_chunk
 from .pipeline import Reply, send_reply
-from .reader import decode_body, decode_chunk
 from .translator import FrontStream
-from .undecoded import report_replaced
+from .undecoded import decode_body, decode_chunk, report_replaced
 from .wire import SSE_HEADERS, Headers, Output
 
 logger = logging.getLogger("toolcall_middleware.fronts")

@@ -171,7 +171,7 @@ class Translator:
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """The hook a front gives to send the usual event without building it: the bytes the
         stream would send for the one core event the reader just read, a ``ReasoningDelta``,
-        a content ``TextDelta`` or the open call's ``ArgsDelta`` (``kind``: ``fast_path``'s
+        a content ``TextDelta`` or the open call's ``ArgsDelta`` (``kind``: ``reader``'s
         ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
         on as its handler moves it; or ``None``, nothing changed, for the general path.
         Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must

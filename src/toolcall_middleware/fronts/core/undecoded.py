@@ -21,7 +21,9 @@ import re
 from collections.abc import Hashable
 from typing import Any
 
-from ...lenient_json import loads_undecoded
+import orjson
+
+from ...lenient_json import loads_undecoded, loads_well_formed
 from ...metrics import Metrics
 
 logger = logging.getLogger("toolcall_middleware.fronts")
@@ -32,6 +34,49 @@ TEXT_FIELDS = ("reasoning_content", "reasoning", "content", "refusal")
 _BYTE = re.compile("[\udc80-\udcff]")
 _REPLACEMENT = "\ufffd"
 _FIRST = (0, None)
+_loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+
+
+def decode_chunk(data: bytes) -> Any:
+    """One upstream event's JSON, read as the chat path reads it, or ``None`` when it is not
+    JSON a client would read (logged and skipped).
+
+    Every front decodes upstream chunks through here. What orjson refuses (a lone surrogate
+    escape, ``NaN``) is read by ``lenient_json.loads_well_formed``: each lone surrogate becomes
+    U+FFFD, so whatever a front writes from it is JSON every client parses (docs/clients.md,
+    "Text no encoder writes"). An event that is not all UTF-8 is read with its text left for
+    the reader to decode (this module): nothing of it is dropped."""
+    try:
+        return _loads(data)
+    except _JSONDecodeError:
+        pass
+    try:
+        return loads_well_formed(data)
+    except UnicodeDecodeError:
+        chunk = undecoded_chunk(data)
+    except ValueError:
+        chunk = None
+    if chunk is None:
+        logger.warning("skipping a non-JSON upstream event: %r", data[:200])
+    return chunk
+
+
+def decode_body(data: bytes) -> tuple[Any, int]:
+    """A whole upstream JSON body, as ``decode_chunk`` reads an event, and how many of its
+    bytes were not UTF-8 (each read as U+FFFD: a whole body has no next piece to join)."""
+    try:
+        return _loads(data), 0
+    except _JSONDecodeError:
+        pass
+    try:
+        return loads_well_formed(data), 0
+    except UnicodeDecodeError:
+        try:
+            return cleaned(loads_undecoded(data))
+        except ValueError:
+            return None, 0
+    except ValueError:
+        return None, 0
 
 
 class UndecodedChoices(list[Any]):

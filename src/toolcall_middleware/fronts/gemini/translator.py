@@ -22,8 +22,7 @@ from typing import Any
 
 from .. import core
 from ..core.failures import UpstreamFailure
-from ..core.fast_path import ARGUMENTS, REASONING
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.translator import Translator, WireEvent
 from . import signature
 from .errors import from_failure

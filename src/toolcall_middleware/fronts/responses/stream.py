@@ -28,9 +28,8 @@ from ..core.events import (
     UpstreamError,
 )
 from ..core.failures import UpstreamFailure
-from ..core.fast_path import ARGUMENTS, CONTENT, REASONING
 from ..core.finish import outcome
-from ..core.reader import MAX_ARGUMENTS_BYTES, ChatReader
+from ..core.reader import ARGUMENTS, CONTENT, MAX_ARGUMENTS_BYTES, REASONING, ChatReader
 from ..core.templates import EventTemplate
 from ..core.translator import Translator
 from ..core.wire import LARGE_STRING
@@ -95,7 +94,7 @@ class ResponseTranslator(Translator):
         #: ``_client_name`` per name the upstream called, once known.
         self._call_names: dict[str, tuple[str | None, str, bool]] = {}
         #: The fast path's delta event of the open item or function call: the kind of text it
-        #: takes (``fast_path.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
+        #: takes (``reader.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
         #: a call, whose arguments the reader keeps).
         self._fast_kind = -1
