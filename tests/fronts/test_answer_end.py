@@ -15,7 +15,7 @@ from toolcall_middleware import ResponsesMiddleware, ToolCallMiddleware
 from toolcall_middleware.asgi import ASGIApp
 from toolcall_middleware.fronts.anthropic import stream as anthropic_stream
 from toolcall_middleware.fronts.core.numbers import MAX_COUNT
-from toolcall_middleware.fronts.gemini import stream as gemini_stream
+from toolcall_middleware.fronts.gemini import translator as gemini_translator
 from toolcall_middleware.fronts.responses import stream as responses_stream
 
 from .clients import FRONTS, http_client, seen
@@ -139,7 +139,7 @@ async def test_call_arguments_nested_past_the_encoders_limit_are_written(
 LAST_EVENT_BUILDERS = {
     "responses": (responses_stream, "usage_of"),
     "anthropic": (anthropic_stream, "map_usage"),
-    "gemini": (gemini_stream, "usage_metadata"),
+    "gemini": (gemini_translator, "usage_metadata"),
 }
 
 

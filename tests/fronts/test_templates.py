@@ -4,9 +4,9 @@ The fast path writes the usual delta event from an ``EventTemplate`` declared be
 builder of that event (``responses/items.py``, ``anthropic/stream.py``). Here each is proved
 equal to ``named_events`` of its builder on hostile values: quotes and backslashes, U+2028 and
 U+2029, NUL and other control characters, non-ASCII and astral characters, any id and index.
-Gemini writes each text chunk as fixed bytes around its one part (``GeminiStream``): proved
-equal here to the response document its final chunk is built from (``gemini/response.py``),
-encoded on one line.
+Gemini writes each text chunk as fixed bytes around its one part (``gemini/wire.py``'s
+``Chunks``, which its fast path and its ``GeminiStream`` write with): proved equal here to the
+response document its final chunk is built from (``gemini/response.py``), encoded on one line.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_middleware.fronts.anthropic.stream import StreamTranslator, _delta, delta_template
+from toolcall_middleware.fronts.core.reader import CONTENT, REASONING
 from toolcall_middleware.fronts.core.wire import named_events
 from toolcall_middleware.fronts.gemini.request import GeminiRequest
 from toolcall_middleware.fronts.gemini.response import response
@@ -79,8 +80,10 @@ def test_a_gemini_text_chunk_is_its_response_document(
     request = GeminiRequest({}, model, stream=True, include_thoughts=True, input_tokens=0)
     stream = GeminiStream(request, "sse" if framing == "sse" else "array")
     part: dict[str, object] = {"text": text, "thought": True} if thought else {"text": text}
-    doc = one_line(orjson.dumps(response([part], model, stream.response_id)))
-    written = stream._text_part(thought, text)
+    translator = stream.translator
+    doc = one_line(orjson.dumps(response([part], model, translator.response_id)))
+    written = translator.fast_delta(REASONING if thought else CONTENT, text)
+    assert written is not None
     assert written == (b"data: " + doc + b"\n\n" if framing == "sse" else doc)
     # Not one line break a client splits lines at: the event is one ``data:`` line.
     assert written.count(b"\n") == (2 if framing == "sse" else 0)

@@ -72,7 +72,7 @@ class StreamTranslator(Translator):
         self.done = False
         self._next_index = 0
         self._open: str | None = None  # "thinking", "text", "tool_use" or None
-        #: The kind of text the open block takes on the fast path (``fast_path.REASONING``,
+        #: The kind of text the open block takes on the fast path (``reader.REASONING``,
         #: ``CONTENT``, ``ARGUMENTS``; -1: none), and its delta event's bytes (None for tool
         #: input that is held).
         self._fast_kind = -1
@@ -120,43 +120,38 @@ class StreamTranslator(Translator):
 
     # --- core events -> Anthropic events ----------------------------------------------------
 
-    def _translate(self, events: list[core.Event]) -> list[Event]:
-        out: list[Event] = []
-        for event in events:
-            if self.done:
-                break
-            kind = type(event)
-            if kind is core.ArgsDelta:
-                assert isinstance(event, core.ArgsDelta)
-                if len(event.fragment) >= LARGE_STRING:
-                    self.large = True
-                self._count(event.fragment)
-                if not self.buffer_tool_input:
-                    out.append(self._block_delta(_delta("tool_use", event.fragment)))
-            elif kind is core.TextDelta or kind is core.ReasoningDelta:
-                assert isinstance(event, (core.TextDelta, core.ReasoningDelta))
-                self._text("text" if kind is core.TextDelta else "thinking", event.text, out)
-            elif kind is core.CallOpened:
-                assert isinstance(event, core.CallOpened)
-                self._close(out)
-                self._open = "tool_use"
-                tool_id = ids.encode(event.id) if event.upstream_id else event.id
-                block = {"type": "tool_use", "id": tool_id, "name": event.name, "input": {}}
-                out.append(self._block_start(block))
-            elif kind is core.CallClosed:
-                assert isinstance(event, core.CallClosed)
-                if self.buffer_tool_input:
-                    if len(event.text) >= LARGE_STRING:
-                        self.large = True
-                    out.append(self._block_delta(_delta("tool_use", event.text)))
-                self._close(out)
-            elif kind is core.Finish:
-                assert isinstance(event, core.Finish)
-                out += self._message_end(event)
-            elif kind is core.UpstreamError:
-                assert isinstance(event, core.UpstreamError)
-                out += self.fail(from_failure(event.failure))
-        return out
+    def on_args(self, event: core.ArgsDelta, out: list[Event]) -> None:
+        if len(event.fragment) >= LARGE_STRING:
+            self.large = True
+        self._count(event.fragment)
+        if not self.buffer_tool_input:
+            out.append(self._block_delta(_delta("tool_use", event.fragment)))
+
+    def on_text(self, event: core.TextDelta, out: list[Event]) -> None:
+        self._text("text", event.text, out)
+
+    def on_reasoning(self, event: core.ReasoningDelta, out: list[Event]) -> None:
+        self._text("thinking", event.text, out)
+
+    def on_call_opened(self, event: core.CallOpened, out: list[Event]) -> None:
+        self._close(out)
+        self._open = "tool_use"
+        tool_id = ids.encode(event.id) if event.upstream_id else event.id
+        block = {"type": "tool_use", "id": tool_id, "name": event.name, "input": {}}
+        out.append(self._block_start(block))
+
+    def on_call_closed(self, event: core.CallClosed, out: list[Event]) -> None:
+        if self.buffer_tool_input:
+            if len(event.text) >= LARGE_STRING:
+                self.large = True
+            out.append(self._block_delta(_delta("tool_use", event.text)))
+        self._close(out)
+
+    def on_finish(self, event: core.Finish, out: list[Event]) -> None:
+        out += self._message_end(event)
+
+    def on_error(self, event: core.UpstreamError, out: list[Event]) -> None:
+        out += self.fail(from_failure(event.failure))
 
     def _text(self, kind: str, text: str, out: list[Event]) -> None:
         self._count(text)

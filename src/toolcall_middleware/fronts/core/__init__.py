@@ -20,10 +20,10 @@ A front is a request translator plus an encoder of the core's events:
 - ``translator``: ``Translator`` (reader in, an API's ``(type, data)`` events out) and
   ``EventStream`` (a ``FrontStream`` over a translator; ``event:``-named SSE unless a front
   overrides ``encode``).
-- ``fast_path``: the usual event read undecoded and written from byte templates, under one
-  rule (exactly the general path's bytes, or decline). An ``EventStream`` takes it on its
-  own; a front renders its deltas by giving ``Translator.fast_delta``. A ``FrontStream`` of
-  its own gets the reading with ``fast_event = fast_events(...)`` and ``learn``.
+- ``fast_path``: the usual event, read by ``ChatReader`` (undecoded, or as the chat path
+  handed it) and written by the front's ``Translator.fast_delta`` from byte templates, under
+  one rule (exactly the general path's bytes, or decline). Every front's ``EventStream``
+  takes it on its own.
 - ``options``: ``FrontOptions``, the base of every front's options (``build``: keyword >
   ``TOOLCALL_<FRONT>_*`` > config table > default) and the checks they share;
   ``models.map_model``; ``system``: one leading system message; ``ids``: the tool-id codec;
@@ -44,7 +44,6 @@ from .events import (
     UpstreamError,
 )
 from .failures import UpstreamFailure
-from .fast_path import fast_events
 from .reader import ChatReader
 from .responder import FrontResponder
 from .templates import EventTemplate
@@ -68,5 +67,4 @@ __all__ = [
     "UpstreamError",
     "UpstreamFailure",
     "decode_chunk",
-    "fast_events",
 ]

@@ -1,7 +1,9 @@
 """The shapes every front's translation shares: a ``Translator`` reads the upstream's answer
-through a ``ChatReader`` and turns the core's events into its API's ``(type, data)`` events;
-an ``EventStream`` is the ``FrontStream`` the responder drives, encoding those events for the
-client when it streams (``event:``-named SSE by default) and collecting them when not.
+through a ``ChatReader`` and turns the core's events into its API's ``(type, data)`` events,
+one handler per kind of event (``on_text``, ``on_args``, ...: ``Translator._translate`` is the
+one dispatch); an ``EventStream`` is the ``FrontStream`` the responder drives, encoding those
+events for the client when it streams (``event:``-named SSE by default) and collecting them
+when not.
 
 An ``EventStream`` also takes the usual upstream event on the fast path (``fast_path.py``): the
 reader reads its text undecoded, and the translator's ``fast_delta`` hook, when a front gives
@@ -15,7 +17,16 @@ from typing import Any, Protocol
 
 import orjson
 
-from .events import Event
+from .events import (
+    ArgsDelta,
+    CallClosed,
+    CallOpened,
+    Event,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    UpstreamError,
+)
 from .failures import UpstreamFailure
 from .fast_path import FastEvent, fast_events
 from .pipeline import Reply
@@ -77,7 +88,9 @@ class FrontStream(Protocol):
 
 class Translator:
     """Chunk dicts (or a whole completion) in, an API's wire events out; a subclass gives
-    ``start``, ``fail`` and ``_translate`` (the core's events into its own)."""
+    ``start``, ``fail`` and one handler per kind of the core's events (``on_reasoning``,
+    ``on_text``, ``on_call_opened``, ``on_args``, ``on_call_closed``, ``on_finish``,
+    ``on_error``), each appending the API's events for it to ``out``."""
 
     reader: ChatReader
     done: bool
@@ -100,6 +113,52 @@ class Translator:
         return self._translate(self.reader.finish())
 
     def _translate(self, events: list[Event]) -> list[WireEvent]:
+        """The core's events in the API's, each given to its handler in order, until the
+        answer is over (``done``). (``type(event) is``, the most frequent kinds first: the
+        event classes are never subclassed, and mypy narrows on it.)"""
+        out: list[WireEvent] = []
+        for event in events:
+            if self.done:
+                break
+            if type(event) is ArgsDelta:
+                self.on_args(event, out)
+            elif type(event) is TextDelta:
+                self.on_text(event, out)
+            elif type(event) is ReasoningDelta:
+                self.on_reasoning(event, out)
+            elif type(event) is CallOpened:
+                self.on_call_opened(event, out)
+            elif type(event) is CallClosed:
+                self.on_call_closed(event, out)
+            elif type(event) is Finish:
+                self.on_finish(event, out)
+            elif type(event) is UpstreamError:
+                self.on_error(event, out)
+        return out
+
+    # --- the handlers (``_translate``): each appends its event's wire events to ``out`` ------
+
+    def on_reasoning(self, event: ReasoningDelta, out: list[WireEvent]) -> None:
+        raise NotImplementedError
+
+    def on_text(self, event: TextDelta, out: list[WireEvent]) -> None:
+        raise NotImplementedError
+
+    def on_call_opened(self, event: CallOpened, out: list[WireEvent]) -> None:
+        raise NotImplementedError
+
+    def on_args(self, event: ArgsDelta, out: list[WireEvent]) -> None:
+        raise NotImplementedError
+
+    def on_call_closed(self, event: CallClosed, out: list[WireEvent]) -> None:
+        raise NotImplementedError
+
+    def on_finish(self, event: Finish, out: list[WireEvent]) -> None:
+        """The answer's last event: the handler sets ``done``."""
+        raise NotImplementedError
+
+    def on_error(self, event: UpstreamError, out: list[WireEvent]) -> None:
+        """The upstream failed mid-answer: the handler ends the answer (``done``)."""
         raise NotImplementedError
 
     def rewind(self) -> None:
@@ -112,9 +171,9 @@ class Translator:
     def fast_delta(self, kind: int, text: str) -> bytes | None:
         """The hook a front gives to send the usual event without building it: the bytes the
         stream would send for the one core event the reader just read, a ``ReasoningDelta``,
-        a content ``TextDelta`` or the open call's ``ArgsDelta`` (``kind``: ``fast_path``'s
+        a content ``TextDelta`` or the open call's ``ArgsDelta`` (``kind``: ``reader``'s
         ``REASONING``, ``CONTENT``, ``ARGUMENTS``) with this ``text``, the translator moved
-        on as ``_translate`` moves it; or ``None``, nothing changed, for the general path.
+        on as its handler moves it; or ``None``, nothing changed, for the general path.
         Called only while streaming and not ``done``; a text of ``LARGE_STRING`` or more must
         be declined. A front writes the bytes from its ``templates.EventTemplate``."""
         return None
@@ -137,9 +196,12 @@ class EventStream:
         self.fast_event = self._fast_events() if stream else None
         #: Not streaming: every event, for ``result``.
         self.events: list[WireEvent] = []
+        #: The events are ``event:``-named SSE (``encode`` is not overridden), which ``out``
+        #: writes itself: one event at once, large ones in pieces (``_large``).
+        self._named = type(self).encode is EventStream.encode
 
-    @staticmethod
-    def encode(events: Iterable[WireEvent], large: bool = False) -> bytes:
+    def encode(self, events: Iterable[WireEvent], large: bool = False) -> bytes:
+        """The bytes of ``events``: by default ``event:``-named SSE (``wire.named_events``)."""
         return named_events(events, large=large)
 
     @property
@@ -212,15 +274,20 @@ class EventStream:
         is ``done`` once the events that end it are written: built, not only made. Events that
         hold a large string are written one at a time as they are sent (``_large``)."""
         translator = self.translator
+        if not events:  # (a piece of arguments the front holds, say: often)
+            translator.large = False
+            self._ended = translator.done
+            return b""
         if not self.stream:
             self.keep(events)
             self._ended = translator.done
             return b""
         large, translator.large = translator.large, False
-        if large and self.encode is EventStream.encode:
+        named = self._named
+        if large and named:
             return self._large(events)
         try:
-            if len(events) == 1 and not large and self.encode is EventStream.encode:
+            if len(events) == 1 and not large and named:
                 kind, doc = events[0]  # most chunks: one event
                 data = event_head(kind) + orjson.dumps(doc) + b"\n\n"
                 self._ended = translator.done

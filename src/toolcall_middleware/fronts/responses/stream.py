@@ -94,7 +94,7 @@ class ResponseTranslator(Translator):
         #: ``_client_name`` per name the upstream called, once known.
         self._call_names: dict[str, tuple[str | None, str, bool]] = {}
         #: The fast path's delta event of the open item or function call: the kind of text it
-        #: takes (``fast_path.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
+        #: takes (``reader.REASONING``, ``CONTENT`` or ``ARGUMENTS``; -1: none), its bytes
         #: around the sequence number and the text, and where the item keeps its text (None:
         #: a call, whose arguments the reader keeps).
         self._fast_kind = -1
@@ -133,35 +133,29 @@ class ResponseTranslator(Translator):
     # --- core events ------------------------------------------------------------------------
 
     def _translate(self, events: list[core.Event]) -> list[Event]:
-        # (The event classes as globals, not ``core.`` attributes: this runs at every switch.)
+        """``Translator._translate``, the sequence number its first event takes kept first
+        (``rewind``)."""
         self._seq_mark = self.seq
-        out: list[Event] = []
-        for event in events:
-            if self.done:
-                break
-            if isinstance(event, ReasoningDelta):
-                self._text("reasoning", event.text, out)
-            elif isinstance(event, TextDelta):
-                channel = "refusal" if event.channel == "refusal" else "output_text"
-                self._text(channel, event.text, out)
-            elif isinstance(event, ArgsDelta):
-                call = self.call
-                if len(event.fragment) >= LARGE_STRING:
-                    self.large = True
-                if call is not None and not self.call_custom:
-                    seq = self.seq
-                    self.seq = seq + 1
-                    index = len(self.output) - 1
-                    out.append(items.arguments_delta(call["id"], index, seq, event.fragment))
-            elif isinstance(event, CallOpened):
-                self._call_start(event, out)
-            elif isinstance(event, CallClosed):
-                self._call_end(event, out)
-            elif isinstance(event, Finish):
-                out += self._finish(event)
-            elif isinstance(event, UpstreamError):
-                out += self.fail(event.failure)
-        return out
+        return Translator._translate(self, events)
+
+    def on_reasoning(self, event: ReasoningDelta, out: list[Event]) -> None:
+        self._text("reasoning", event.text, out)
+
+    def on_text(self, event: TextDelta, out: list[Event]) -> None:
+        self._text("refusal" if event.channel == "refusal" else "output_text", event.text, out)
+
+    def on_args(self, event: ArgsDelta, out: list[Event]) -> None:
+        call = self.call
+        if len(event.fragment) >= LARGE_STRING:
+            self.large = True
+        if call is not None and not self.call_custom:
+            seq = self.seq
+            self.seq = seq + 1
+            index = len(self.output) - 1
+            out.append(items.arguments_delta(call["id"], index, seq, event.fragment))
+
+    def on_error(self, event: UpstreamError, out: list[Event]) -> None:
+        out += self.fail(event.failure)
 
     def rewind(self) -> None:
         """``Translator.rewind``: the failure takes the first sequence number the events that
@@ -247,7 +241,7 @@ class ResponseTranslator(Translator):
 
     # --- calls ------------------------------------------------------------------------------
 
-    def _call_start(self, event: core.CallOpened, out: list[Event]) -> None:
+    def on_call_opened(self, event: CallOpened, out: list[Event]) -> None:
         if self.open is not None:
             out += self._close_text()
         namespace, name, custom = self._call_names.get(event.name) or self._client_name(event.name)
@@ -272,7 +266,7 @@ class ResponseTranslator(Translator):
         known = self._call_names[flat] = (namespace, name, flat in names.custom)
         return known
 
-    def _call_end(self, event: core.CallClosed, out: list[Event]) -> None:
+    def on_call_closed(self, event: CallClosed, out: list[Event]) -> None:
         item, self.call = self.call, None
         self._fast_kind = -1
         if item is None:
@@ -290,7 +284,7 @@ class ResponseTranslator(Translator):
         self._keep_done(index, item, len(raw))
 
     def _custom_call_end(
-        self, event: core.CallClosed, item: dict[str, Any], index: int, out: list[Event]
+        self, event: CallClosed, item: dict[str, Any], index: int, out: list[Event]
     ) -> None:
         """A custom call is sent whole at its end, its input unwrapped."""
         value = event.arguments.get("input")
@@ -322,23 +316,22 @@ class ResponseTranslator(Translator):
 
     # --- the end ----------------------------------------------------------------------------
 
-    def _finish(self, finish: core.Finish) -> list[Event]:
-        out = self._close_text()
+    def on_finish(self, event: Finish, out: list[Event]) -> None:
+        out += self._close_text()
         self.done = True
         self._whole_output()
-        ended = outcome(finish.reason)
-        usage = usage_of(finish.usage)
+        ended = outcome(event.reason)
+        usage = usage_of(event.usage)
         if ended == "complete":
             self.response = self._response("completed", self.output, usage=usage)
             self.response["completed_at"] = int(time.time())
             out.append(self._event("response.completed", response=self.response))
         else:
-            reason = _INCOMPLETE.get(ended, finish.reason)
+            reason = _INCOMPLETE.get(ended, event.reason)
             self.response = self._response(
                 "incomplete", self.output, usage=usage, incomplete={"reason": reason}
             )
             out.append(self._event("response.incomplete", response=self.response))
-        return out
 
     def _whole_output(self) -> None:
         """The terminal event carries every item: large when one of them is (a long answer of
