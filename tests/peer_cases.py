@@ -36,6 +36,19 @@ REGISTER_USER = {
     "aliases": ["John", "Johnny"],
 }
 
+#: The peers' "various data types" arguments: one value of every JSON type.
+EVERY_JSON_TYPE = {
+    "string_field": "hello",
+    "int_field": 42,
+    "float_field": 3.14,
+    "bool_field": True,
+    "null_field": None,
+    "array_field": ["a", "b", "c"],
+    "object_field": {"nested": "value"},
+    "empty_array": [],
+    "empty_object": {},
+}
+
 
 @dataclass(frozen=True)
 class PeerCase:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from peer_cases import PeerCase
+from peer_cases import EVERY_JSON_TYPE, PeerCase
 
 GRANITE = "ibm-granite/granite-4.0-h-tiny"
 ERNIE = "baidu/ERNIE-4.5-21B-A3B-PT"
@@ -43,17 +43,6 @@ ERNIE_CALLS = [
 ]
 LC_WEATHER = '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
 LC_CLOSE = "</longcat_tool_call>"
-TYPES = {
-    "string_field": "hello",
-    "int_field": 42,
-    "float_field": 3.14,
-    "bool_field": True,
-    "null_field": None,
-    "array_field": ["a", "b", "c"],
-    "object_field": {"nested": "value"},
-    "empty_array": [],
-    "empty_object": {},
-}
 ESCAPED = {
     "quoted": 'He said "hello"',
     "path": "C:\\Users\\file.txt",
@@ -172,9 +161,9 @@ CASES = [
         "longcat",
         LONGCAT,
         "<longcat_tool_call>"
-        + json.dumps({"name": "test_function", "arguments": TYPES}, indent=2)
+        + json.dumps({"name": "test_function", "arguments": EVERY_JSON_TYPE}, indent=2)
         + LC_CLOSE,
-        [("test_function", TYPES)],
+        [("test_function", EVERY_JSON_TYPE)],
     ),
     case(
         "test_empty_arguments (LongCat)",

@@ -7,22 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from peer_cases import REGISTER_USER, PeerCase
+from peer_cases import EVERY_JSON_TYPE, REGISTER_USER, PeerCase
 
 PHI = "microsoft/Phi-4-mini-instruct"
 DROPS_TEXT = "we differ: vLLM drops the text around the calls; it is the model's text here"
 
-TYPES = {
-    "string_field": "hello",
-    "int_field": 42,
-    "float_field": 3.14,
-    "bool_field": True,
-    "null_field": None,
-    "array_field": ["a", "b", "c"],
-    "object_field": {"nested": "value"},
-    "empty_array": [],
-    "empty_object": {},
-}
 ESCAPED = {
     "quoted": 'He said "hello"',
     "path": "C:\\Users\\file.txt",
@@ -67,8 +56,10 @@ PHI4_MINI = [
     ),
     phi(
         "test_various_data_types",
-        "functools[" + json.dumps({"name": "test_function", "arguments": TYPES}, indent=2) + "]",
-        [("test_function", TYPES)],
+        "functools["
+        + json.dumps({"name": "test_function", "arguments": EVERY_JSON_TYPE}, indent=2)
+        + "]",
+        [("test_function", EVERY_JSON_TYPE)],
     ),
     phi(
         "test_empty_arguments",

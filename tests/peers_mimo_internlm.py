@@ -10,7 +10,7 @@ the case says what we give and why.
 
 from __future__ import annotations
 
-from peer_cases import PeerCase, obj, offered
+from peer_cases import EVERY_JSON_TYPE, PeerCase, obj, offered
 
 MIMO = "XiaomiMiMo/MiMo-V2-Flash"
 
@@ -162,17 +162,7 @@ INTERNLM2 = [
         [
             (
                 "test_function",
-                {
-                    "string_field": "hello",
-                    "int_field": 42,
-                    "float_field": 3.14,
-                    "bool_field": True,
-                    "null_field": None,
-                    "array_field": ["a", "b", "c"],
-                    "object_field": {"nested": "value"},
-                    "empty_array": [],
-                    "empty_object": {},
-                },
+                EVERY_JSON_TYPE,
             )
         ],
         tools=offered("test_function"),
