@@ -12,7 +12,6 @@ LFM2 = "LiquidAI/LFM2.5-1.2B-Instruct"
 LFM2_TOOL = "LiquidAI/LFM2-1.2B-Tool"
 START = "<|tool_call_start|>"
 END = "<|tool_call_end|>"
-KEPT = "we differ: malformed Python (vLLM rewrites it) is the model's text, its tokens dropped"
 
 SIMPLE = "get_candidate_status(candidate_id='12345')"
 SIMPLE_CALL = ("get_candidate_status", {"candidate_id": "12345"})
@@ -28,6 +27,14 @@ DOTTED_CALL = (
         "ingredientList": [{"name": "Lasagna noodles", "amount": 250, "unit": "g"}],
         "deliveryAddress": "845 Willow Lane, Springfield, IL 62704",
     },
+)
+# A python -c payload with its own quotes and a raw line break, in a single-quoted string.
+NESTED_PYTHON_C = (
+    "bash(command='cd /testbed && python3 -c \"from sympy import latex\n"
+    "print(latex(3*x, mul_symbol='\\,'))\"')"
+)
+NESTED_PYTHON_C_COMMAND = (
+    "cd /testbed && python3 -c \"from sympy import latex\nprint(latex(3*x, mul_symbol='\\,'))\""
 )
 ECHO = (
     "[grocery.orderIngredients(ingredientList=[{'name': 'apple', 'quantity': '2'}], "
@@ -93,18 +100,34 @@ LFM2_CASES = [
         [("exec", {"command": 'grep -F "]" log.txt'})],
     ),
     lfm2(
-        "test_tool_call[leading_zero_int]",
-        wrap("set_date(month=07, day=05)"),
-        [],
-        "[set_date(month=07, day=05)]",
-        note=KEPT,
+        "test_tool_call[multiline_string_arg]",
+        wrap("exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')"),
+        [("exec", {"command": "cat > f.py << EOF\nimport csv\nprint(1)\nEOF"})],
     ),
     lfm2(
         "test_tool_call[set_arg]",
         wrap("label(tags={'urgent', 'bug'})"),
-        [],
-        "[label(tags={'urgent', 'bug'})]",
-        note=KEPT + " (JSON has no sets)",
+        [("label", {"tags": ["urgent", "bug"]})],
+    ),
+    lfm2(
+        "test_tool_call[nested_quote]",
+        wrap("bash(command='sed -n '360,450p' /testbed/sympy/matrices/common.py')"),
+        [("bash", {"command": "sed -n '360,450p' /testbed/sympy/matrices/common.py"})],
+    ),
+    lfm2(
+        "test_tool_call[nested_python_c]",
+        wrap(NESTED_PYTHON_C),
+        [("bash", {"command": NESTED_PYTHON_C_COMMAND})],
+    ),
+    lfm2(
+        "test_tool_call[leading_zero_int]",
+        wrap("set_date(month=07, day=05)"),
+        [("set_date", {"month": 7, "day": 5})],
+    ),
+    lfm2(
+        "test_tool_call[nul_byte_string_arg]",
+        wrap("exec(command='printf a\x00b')"),
+        [("exec", {"command": "printf a\x00b"})],
     ),
     lfm2("test_empty_tool_call_block", wrap(""), [], "[]", note="the empty list is text"),
     lfm2(

@@ -13,6 +13,10 @@ JSON), and an element of the tagged list may be a JSON call object
 The models sometimes write the block a second time after its end token, capped by another end
 token: a bare list whose calls repeat, in order, the calls of the block just made is that echo,
 dropped (counted as strays), whatever names it holds.
+
+A call that does not convert as written is repaired when the mistake leaves no doubt what the
+model meant (``pycall.repaired_arguments``: raw line breaks in a string, ``month=07``, a set for
+a list, one string's unescaped quotes); anything else stays text, as under ``pythonic``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..events import Event
 from .base import ParserContext
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
+from .pycall import repaired_arguments
 from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, python_call
 
 TOOL_CALL_START = "<|tool_call_start|>"
@@ -88,7 +93,8 @@ class Lfm2Parser(PythonicParser):
     def _convert(self, source: str) -> tuple[str, str] | None:
         if source[:1] == "{":
             return object_call(source)
-        return super()._convert(source)
+        converted = super()._convert(source)
+        return converted if converted is not None else repaired_arguments(source)
 
     def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
         if converted is not None:

@@ -18,17 +18,16 @@ brackets and commas around calls are framing.
 
 from __future__ import annotations
 
-import ast
 import enum
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from ..events import CALL_END, CallArgs, CallStart, Event, Text
 from .base import ParserContext, held_size
 from .descriptor import LLAMA_LINE, Format, NameRule, register
 from .driver import OptionalClose, StreamParser, marker_tables, skip_space
+from .pycall import call_arguments
 
 PYTHON_START = "<|python_start|>"
 PYTHON_END = "<|python_end|>"
@@ -57,58 +56,6 @@ _TEXT, _ELEMENT = TEXT, ELEMENT
 _SEARCH, _STRAYS = marker_tables(
     State, {_TEXT: (PYTHON_START, LIST_OPEN)}, strays={_TEXT: (PYTHON_END,)}
 )
-
-
-_JSON_LITERALS: dict[str, bool | None] = {"null": None, "true": True, "false": False}
-
-
-class _JsonLiterals(ast.NodeTransformer):
-    """``null``, ``true`` and ``false`` written as names: the constants JSON means by them."""
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id in _JSON_LITERALS:
-            return ast.copy_location(ast.Constant(_JSON_LITERALS[node.id]), node)
-        return node
-
-
-def call_arguments(source: str, json_literals: bool = False) -> tuple[str, str] | None:
-    """``(name, JSON arguments)`` of a call written as Python, or ``None`` when it is not a
-    call with literal keyword arguments only, or its values have no JSON form.
-    ``json_literals``: ``null``, ``true`` and ``false`` are values too."""
-    try:
-        tree = ast.parse(source.strip(), mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    call = tree.body
-    if not isinstance(call, ast.Call) or call.args:
-        return None
-    if json_literals:
-        for keyword in call.keywords:
-            keyword.value = _JsonLiterals().visit(keyword.value)
-    name = _dotted(call.func)
-    if name is None:
-        return None
-    arguments: dict[str, Any] = {}
-    for keyword in call.keywords:
-        if keyword.arg is None:  # **kwargs
-            return None
-        try:
-            arguments[keyword.arg] = ast.literal_eval(keyword.value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return None
-    try:
-        return name, json.dumps(arguments, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):  # bytes, sets, complex, inf
-        return None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
 
 
 class PythonicParser(StreamParser):
