@@ -22,14 +22,13 @@ a list, one string's unescaped quotes); anything else stays text, as under ``pyt
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 from ..events import Event
 from .base import ParserContext
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
 from .pycall import repaired_arguments
-from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, python_call
+from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, list_writer
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
@@ -113,9 +112,7 @@ class Lfm2Parser(PythonicParser):
         super()._emit_call(source, converted, out)
 
 
-def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
-    body = ", ".join(python_call(name, arguments) for name, arguments in calls)
-    return f"{TOOL_CALL_START}[{body}]{TOOL_CALL_END}"
+write_calls = list_writer(TOOL_CALL_START, TOOL_CALL_END)
 
 
 FORMAT = register(

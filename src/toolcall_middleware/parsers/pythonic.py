@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from ..events import CALL_END, CallArgs, CallStart, Event, Text
 from .base import ParserContext, held_size
-from .descriptor import LLAMA_LINE, Format, NameRule, register
+from .descriptor import LLAMA_LINE, CallWriter, Format, NameRule, register
 from .driver import OptionalClose, StreamParser, marker_tables, skip_space
 from .pycall import call_arguments
 
@@ -361,9 +361,18 @@ def python_call(name: str, arguments: str) -> str:
     return f"{name}({keywords})"
 
 
-def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
-    body = ", ".join(python_call(name, arguments) for name, arguments in calls)
-    return f"{PYTHON_START}[{body}]{PYTHON_END}"
+def list_writer(opening: str, closing: str) -> CallWriter:
+    """The ``write_calls`` of a format whose calls are a Python list between ``opening`` and
+    ``closing``."""
+
+    def write_calls(calls: Sequence[tuple[str, str]], start: int = 0) -> str:
+        body = ", ".join(python_call(name, arguments) for name, arguments in calls)
+        return f"{opening}[{body}]{closing}"
+
+    return write_calls
+
+
+write_calls = list_writer(PYTHON_START, PYTHON_END)
 
 
 FORMAT = register(
