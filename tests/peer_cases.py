@@ -74,6 +74,19 @@ class PeerCase:
     thinking_off: bool = False
 
 
+def vllm_case(
+    name: str,
+    provider: str,
+    model: str,
+    text: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    content: str = "",
+    **kw: Any,
+) -> PeerCase:
+    """A case of vLLM's test ``name``."""
+    return PeerCase(f"vllm:{name}", provider, model, text, calls, content, **kw)
+
+
 def obj(**properties: Any) -> dict[str, Any]:
     """A parameters schema with these properties."""
     return {"type": "object", "properties": properties}

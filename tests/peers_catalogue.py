@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from peer_cases import EVERY_JSON_TYPE, PeerCase
+from peer_cases import EVERY_JSON_TYPE
+from peer_cases import vllm_case as case
 
 GRANITE = "ibm-granite/granite-4.0-h-tiny"
 ERNIE = "baidu/ERNIE-4.5-21B-A3B-PT"
@@ -67,18 +68,6 @@ def gc(header: str, arguments: dict[str, Any]) -> str:
     return header + json.dumps(
         {"name": "manage_user_memory", "arguments": arguments}, ensure_ascii=False
     )
-
-
-def case(
-    name: str,
-    provider: str,
-    model: str,
-    text: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    content: str = "",
-    **kw: Any,
-) -> PeerCase:
-    return PeerCase(f"vllm:{name}", provider, model, text, calls, content, **kw)
 
 
 CASES = [

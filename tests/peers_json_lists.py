@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from peer_cases import EVERY_JSON_TYPE, REGISTER_USER, PeerCase
+from peer_cases import vllm_case as case
 
 PHI = "microsoft/Phi-4-mini-instruct"
 DROPS_TEXT = "we differ: vLLM drops the text around the calls; it is the model's text here"
@@ -20,18 +21,6 @@ ESCAPED = {
 }
 TOKYO = {"city": "Tokyo"}
 TOKYO_CALL = '{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
-
-
-def case(
-    name: str,
-    provider: str,
-    model: str,
-    text: str,
-    calls: list[tuple[str, dict[str, Any]]],
-    content: str = "",
-    **kw: Any,
-) -> PeerCase:
-    return PeerCase(f"vllm:{name}", provider, model, text, calls, content, **kw)
 
 
 def phi(
