@@ -3,8 +3,9 @@
 A format module builds its parser and then declares a ``Format``: the parser class, its family,
 the model names that pick the format (each rule with its precedence), the markers that name the
 format in a stream, the special tokens its models never write as text, the models whose chat
-template opens a ``<think>`` block (or the format's own reasoning block, which its parser
-reads), and how the format writes a call (for tests, benchmarks and recordings).
+template opens a ``<think>`` block, always or when the request asks for reasoning (or the
+format's own reasoning block, which its parser reads), and how the format writes a call (for
+tests, benchmarks and recordings).
 The registry (``create_parser``, ``providers``), model-name detection (``detect.py``) and marker
 sniffing (``sniff.py``) read these descriptors, so adding a format is its parser module and its
 recordings.
@@ -171,6 +172,9 @@ class Format:
     #: ``reads_reasoning``): their text starts inside it and only its close appears (the
     #: reasoning split, ``think.py``).
     thinking_opened: tuple[str, ...] = ()
+    #: Models whose chat template opens the ``<think>`` block only when the request asks for
+    #: reasoning (``RequestFacts.thinking_asked``): Hy3 answers at once unless asked to think.
+    thinking_opened_when_asked: tuple[str, ...] = ()
     #: The parser reads the format's own reasoning block into ``Reasoning`` events (Kimi K3's
     #: think channel), opened by the template for the ``thinking_opened`` models too (it is
     #: told by ``ParserContext.thinking_opened``): the reasoning split leaves it to the parser.
@@ -247,14 +251,18 @@ def format_for_model(model: str) -> Format | None:
     return best
 
 
-def thinking_opened(model: str) -> bool:
-    """Whether a model's chat template opens a ``<think>`` block, so its text starts inside it.
+def thinking_opened(model: str, asked: bool = False) -> bool:
+    """Whether a model's chat template opens a ``<think>`` block, so its text starts inside it
+    (``asked``: the request asks for reasoning, see ``Format.thinking_opened_when_asked``).
 
     Asked of the format the name picks, whatever provider parses the stream: a model line's
     facts sit with its family (``DeepSeek-R1-Distill-Qwen`` is a Qwen)."""
     fmt = format_for_model(model)
+    if fmt is None:
+        return False
     lowered = model.lower()
-    return fmt is not None and any(name_matches(lowered, p) for p in fmt.thinking_opened)
+    patterns = (*fmt.thinking_opened, *(fmt.thinking_opened_when_asked if asked else ()))
+    return any(name_matches(lowered, p) for p in patterns)
 
 
 def reads_reasoning(model: str) -> bool:

@@ -21,6 +21,10 @@ A ``<tool_calls>`` not followed by a call is text. After a call, whitespace then
 or ``</tool_calls>`` is framing; text instead ends the block (its whitespace is text). Inside a
 call, ``</tool_calls>`` ends the call too, and a second ``<tool_calls>`` or a ``<tool_sep>`` out
 of place is a stray.
+
+Hy3 reasons in a ``<think>`` block (``<think:opensource>`` in Hy3's spelling) that its template
+opens only when the request asks for reasoning (``reasoning_effort`` ``low`` or ``high``; the
+default, ``no_think``, closes it): the reasoning split (``think.py``) reads both spellings.
 """
 
 from __future__ import annotations
@@ -198,6 +202,9 @@ FORMAT = register(
             BLOCK_OPEN + "\n" + OPEN,
         ),
         stray_tokens=STRAY_TOKENS,
+        # Hy3's template closes the think block for it (reasoning_effort no_think, the
+        # default) unless the request asks for reasoning.
+        thinking_opened_when_asked=_NAMES,
         write_calls=write_calls,
         markup_pieces=(
             *spellings(*_TAGS),
