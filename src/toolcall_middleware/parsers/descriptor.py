@@ -32,9 +32,9 @@ precedence              formats       why
                         deepseek_v4,  plain DeepSeek (``deepseek-v3.2``, ``deepseek-v4``;
                         deepseek      ``deepseek-v3.2-exp`` kept V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR_LINE`` (55)    minimax_m3    a vendor's model line with a format of its own,
-                                      before the vendor's (``minimax-m3`` before
-                                      ``minimax``)
+``VENDOR_LINE`` (55)    minimax_m3,   a vendor's model line with a format of its own,
+                        hy_v3         before the vendor's (``minimax-m3`` before
+                                      ``minimax``, ``hunyuan-hy3`` is Hy3)
 ``VENDOR`` (50)         glm45,        one vendor's models (GLM-4.5 to 5.x are all
                         minimax_m2,   ``glm45``); ``mimo`` and StepFun's ``step-3.5``
                         mistral,      pick qwen3_coder, whose XML they write; Granite 4
@@ -87,7 +87,8 @@ family          formats                         how the markers tell them apart
 ``internlm``    internlm
 ``phi``         phi4_mini
 ``xlam``        xlam
-``hunyuan``     hunyuan_a13b
+``hunyuan``     hunyuan_a13b, hy_v3             Hy3's suffixed tags, or ``<tool_calls>`` then
+                                                ``<tool_call>`` (hy_v3); ``<tool_calls>[``
 ``lfm``         lfm2
 ``*`` (every)   qwen_xml                        tags named after an offered tool, under the
                                                 rule of ``QwenXmlParser(tool_tag_rule=True)``
