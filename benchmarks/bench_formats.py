@@ -57,6 +57,7 @@ _SPECIAL = (
     r"<\|[a-z_]+\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|</?tool_call>"
     r"|</?minimax:tool_call>|</?arg_key>|</?arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>"
     r"|</?seed:tool_call>|</?seed:think>"
+    r"|</?(?:tool_calls?|tool_sep|arg_key|arg_value|think):opensource>|<tool_sep>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 THINKING = (

@@ -66,6 +66,7 @@ _SPECIAL = (
     r"<\|[a-z_]+\|>|<\|[a-z_]+>|<[a-z_]+\|>|<\|\"\|>|<｜[^｜]{1,40}｜>|\[TOOL_CALLS\]|\[ARGS\]|<tool_call>|</tool_call>"
     r"|<minimax:tool_call>|</minimax:tool_call>|<arg_key>|</arg_key>|<arg_value>"
     r"|</arg_value>|｜DSML｜|\]<\]minimax\[>\[|</?mm:think>|</?seed:tool_call>|</?seed:think>"
+    r"|</?(?:tool_calls?|tool_sep|arg_key|arg_value|think):opensource>|<tool_sep>"
 )
 _TOKEN = re.compile(_SPECIAL + r"|[ \t]?[A-Za-z]{1,7}|\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
 
@@ -917,6 +918,53 @@ scenario(
     reasoning_markup='<tool_calls>[{"name": "get_weather", "arguments": {"city": "Haifa"}}]'
     "</tool_calls>",
     reasoning_calls=[call("get_weather", '{"city": "Haifa"}')],
+)
+
+# --- hy_v3: Tencent Hy3 (key/value calls in a <tool_calls> block, Hy3's tag spelling) --------
+
+
+def hy3_call(name: str, *params: tuple[str, str], suffix: str = ":opensource") -> str:
+    """A call as Hy3's chat template writes it (``suffix``: Hy3's spelling of the tags)."""
+
+    def tag(name: str, closing: bool = False) -> str:
+        return f"<{'/' if closing else ''}{name}{suffix}>"
+
+    body = "".join(
+        f"{tag('arg_key')}{key}{tag('arg_key', True)}\n"
+        f"{tag('arg_value')}{value}{tag('arg_value', True)}\n"
+        for key, value in params
+    )
+    return f"{tag('tool_call')}{name}{tag('tool_sep')}\n{body}{tag('tool_call', True)}\n"
+
+
+def hy3_block(*calls: str, suffix: str = ":opensource") -> str:
+    return f"<tool_calls{suffix}>\n{''.join(calls)}</tool_calls{suffix}>"
+
+
+scenario(
+    "hy_v3",
+    "tencent/Hy3",
+    ("get_weather", "bash"),
+    what="Tencent Hy3 key/value calls in a <tool_calls> block, in Hy3's spelling of the tags",
+    content="I'll check the weather and the disk."
+    + hy3_block(
+        hy3_call("get_weather", ("city", "Shenzhen"), ("days", "2")),
+        hy3_call("bash", ("command", 'df -h | grep "/dev/<disk>"\n'), ("timeout", "null")),
+    )
+    + "\nBack shortly.",
+    # The line break after the block is the model's text; the values are exact.
+    content_text="I'll check the weather and the disk.\nBack shortly.",
+    content_calls=[
+        call("get_weather", args(city="Shenzhen", days=2)),
+        call("bash", args(command='df -h | grep "/dev/<disk>"\n', timeout=None)),
+    ],
+    reasoning_model="tencent/Hy3-preview",
+    thinking="The user wants Wuhan's weather in Celsius; one call.\n",
+    reasoning_markup=hy3_block(
+        hy3_call("get_weather", ("city", "Wuhan"), ("units", "c"), suffix=""), suffix=""
+    ),
+    reasoning_calls=[call("get_weather", args(city="Wuhan", units="c"))],
+    reasoning_fields=("reasoning", "reasoning_content"),
 )
 
 # --- lfm2: Liquid AI LFM2 (a pythonic list between <|tool_call_start|> and <|tool_call_end|>)

@@ -24,6 +24,7 @@ from peers_catalogue import CASES as CATALOGUE_CASES
 from peers_dsml import CASES as DSML_CASES
 from peers_gemma4 import CASES as GEMMA4_CASES
 from peers_glm_step import CASES as GLM_STEP_CASES
+from peers_hy_v3 import CASES as HY_V3_CASES
 from peers_json_lists import CASES as JSON_LIST_CASES
 from peers_kimi_k3 import CASES as K3_CASES
 from peers_kimi_k3 import KIMI_K3
@@ -41,6 +42,7 @@ CASES: list[PeerCase] = [
     *M3_CASES,
     *SEED_CASES,
     *GLM_STEP_CASES,
+    *HY_V3_CASES,
     *CATALOGUE_CASES,
     *JSON_LIST_CASES,
     *LFM2_CASES,

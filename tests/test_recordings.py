@@ -30,6 +30,9 @@ MARKERS = (
     "<|python_tag|>",
     "<minimax:tool_call>",
     "<arg_key>",
+    "<tool_calls",
+    "<tool_sep",
+    ":opensource>",
     "<|channel|>",
     "<|call|>",
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent / "parsers"))
 from parser_helpers import TOOLS, Result, assemble, cut, normalise
 
+from helpers import body_app, chunk, message_of, request_json, sse, through
+from toolcall_middleware import ToolCallMiddleware
+from toolcall_middleware.completion import completion_from_sse
 from toolcall_middleware.events import Event
 from toolcall_middleware.parsers import create_parser
 from toolcall_middleware.request import RequestFacts
@@ -110,6 +115,27 @@ CASES = [
         1,
         0,
     ),
+    # Tencent Hy3's spelling of the tags; its template opened the block when asked to think.
+    (AUTO, "<think:opensource>x</think:opensource>y", "openai", "x", "y", 0, 0),
+    (
+        OPENED,
+        "Plan it.</think:opensource>\n\nThe answer.",
+        "hy_v3",
+        "Plan it.",
+        "The answer.",
+        0,
+        0,
+    ),
+    (
+        OPENED,
+        "Plan.</think:opensource><tool_calls:opensource>\n<tool_call:opensource>get_time"
+        "<tool_sep:opensource>\n</tool_call:opensource>\n</tool_calls:opensource>",
+        "hy_v3",
+        "Plan.",
+        "",
+        1,
+        0,
+    ),
     (AUTO, "<thin", "openai", "", "<thin", 0, 0),
     (AUTO, "<think", "openai", "", "<think", 0, 0),
     (SPLIT, "a <thi", "openai", "", "a <thi", 0, 0),
@@ -146,6 +172,9 @@ def test_any_cut_gives_the_same_split(data: st.DataObject) -> None:
         "</think>",
         "<thi",
         "</th",
+        "<think:opensource>",
+        "</think:opensource>",
+        "</think:o",
         "<",
         ">",
         "a",
@@ -207,8 +236,64 @@ def test_a_request_that_turns_thinking_off_starts_outside_the_block() -> None:
     assert not RequestFacts.of({"chat_template_kwargs": "x"}).thinking_off
 
 
+def test_hy3_starts_inside_the_block_only_when_the_request_asks_to_think() -> None:
+    # Hy3's template closes the block unless reasoning_effort asks for reasoning.
+    assert think_config("auto", "tencent/Hy3") == AUTO
+    assert think_config("auto", "tencent/Hy3", asked=True) == OPENED
+    assert think_config("auto", "tencent/Hy3", thinking_off=True, asked=True) == AUTO
+    assert think_config("auto", "Qwen/Qwen3-8B", asked=True) == AUTO  # thinks unasked
+    for body in (
+        {"chat_template_kwargs": {"reasoning_effort": "high"}},
+        {"reasoning_effort": "low"},
+        {"chat_template_kwargs": {"reasoning_effort": None}, "reasoning_effort": "high"},
+    ):
+        assert RequestFacts.of(body).thinking_asked, body
+    for body in (
+        {},
+        {"chat_template_kwargs": {"reasoning_effort": "no_think"}},
+        {"chat_template_kwargs": {"reasoning_effort": "no_think"}, "reasoning_effort": "high"},
+        {"reasoning_effort": "none"},
+        {"reasoning_effort": 3},
+    ):
+        assert not RequestFacts.of(body).thinking_asked, body
+
+
 def test_a_format_that_reads_its_own_reasoning_block_is_left_to_it() -> None:
     # Kimi K3's template opens its think channel: the parser is told, the split is not.
     assert think_config("auto", "moonshotai/Kimi-K3") == AUTO
     assert template_opens_think("moonshotai/Kimi-K3", thinking_off=False)
     assert not template_opens_think("moonshotai/Kimi-K3", thinking_off=True)
+
+
+HY3_THOUGHT = "Plan: one call.</think:opensource>\n\n"
+HY3_CALL = (
+    "<tool_calls:opensource>\n<tool_call:opensource>bash<tool_sep:opensource>\n"
+    "<arg_key:opensource>command</arg_key:opensource>\n<arg_value:opensource>ls"
+    "</arg_value:opensource>\n</tool_call:opensource>\n</tool_calls:opensource>"
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("effort", "reasoning", "content"),
+    [
+        ({"chat_template_kwargs": {"reasoning_effort": "high"}}, "Plan: one call.", ""),
+        ({"reasoning_effort": "low"}, "Plan: one call.", ""),
+        # Not asked to think: the template closed the block, so a </think> is the model's text.
+        ({}, None, HY3_THOUGHT),
+    ],
+)
+async def test_hy3_thinks_in_the_content_when_the_request_asks_it_to(
+    effort: dict[str, Any], reasoning: str | None, content: str
+) -> None:
+    model = "tencent/Hy3"
+    stream = sse(
+        *(chunk({"content": piece}, model=model) for piece in cut(HY3_THOUGHT + HY3_CALL, [7, 20])),
+        chunk({}, "stop", model=model),
+        "[DONE]",
+    )
+    request = {**json.loads(request_json(model)), **effort}
+    app = ToolCallMiddleware(body_app([stream]))
+    message = message_of(completion_from_sse(await through(app, json.dumps(request).encode())))
+    assert (message.get("reasoning_content"), message.get("content") or "") == (reasoning, content)
+    assert [c["function"]["arguments"] for c in message["tool_calls"]] == ['{"command": "ls"}']

@@ -12,6 +12,9 @@ from .parsers import ParserContext, Tool
 from .parsers.base import UnknownTools
 from .upstream_fields import UpstreamFields, front_fields
 
+#: The efforts that ask for no reasoning (Hy3's template's, and OpenAI's).
+_NO_EFFORT = frozenset({"no_think", "none"})
+
 
 @dataclass(frozen=True, slots=True)
 class RequestFacts:
@@ -23,6 +26,10 @@ class RequestFacts:
     #: The request turns the model's thinking off (``chat_template_kwargs`` with ``thinking``
     #: or ``enable_thinking`` false): its chat template opens no reasoning block.
     thinking_off: bool = False
+    #: The request asks for reasoning by effort (``reasoning_effort`` in ``chat_template_kwargs``,
+    #: else at the top level, other than ``no_think`` or ``none``): a template that thinks only
+    #: when asked (Hy3's) opens its block.
+    thinking_asked: bool = False
 
     @classmethod
     def parse(cls, body: bytes) -> RequestFacts:
@@ -36,12 +43,15 @@ class RequestFacts:
             return cls()
         model = payload.get("model")
         kwargs = payload.get("chat_template_kwargs")
+        if not isinstance(kwargs, dict):
+            kwargs = {}
+        effort = kwargs.get("reasoning_effort") or payload.get("reasoning_effort")
         return cls(
             model=model if isinstance(model, str) else "",
             tools=tools_from_request(payload.get("tools")),
             stream=payload.get("stream") is True,
-            thinking_off=isinstance(kwargs, dict)
-            and (kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False),
+            thinking_off=kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False,
+            thinking_asked=isinstance(effort, str) and effort not in _NO_EFFORT,
         )
 
     def parser_context(

@@ -54,8 +54,9 @@ class Rewriters:
         self._by_family = provider.by_family
         self._request = request
         self._debug = debug
-        self._think = think_config(options.think_tags, request.model, request.thinking_off)
-        opened = template_opens_think(request.model, request.thinking_off)
+        off, asked = request.thinking_off, request.thinking_asked
+        self._think = think_config(options.think_tags, request.model, off, asked)
+        opened = template_opens_think(request.model, off, asked)
         self._context = request.parser_context(options.unknown_tools, opened)
         self.stream_report = _report(metrics, provider.name, "stream")
         #: What happens to a JSON body, rewritten or not, is counted here.

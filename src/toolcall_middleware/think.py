@@ -31,9 +31,12 @@ from .parsers.driver import literal_at, skip_space
 
 OPEN = "<think>"
 CLOSE = "</think>"
+#: The tags in every spelling: Tencent Hy3's tokenizer appends its suffix to them.
+OPENS = (OPEN, "<think:opensource>")
+CLOSES = (CLOSE, "</think:opensource>")
 THINK_TAGS = ("auto", "split", "keep")
 
-_SEARCH = MarkerSearch((OPEN, CLOSE))
+_SEARCH = MarkerSearch((*OPENS, *CLOSES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +48,22 @@ class ThinkConfig:
     opened: bool = False
 
 
-def think_config(think_tags: str, model: str, thinking_off: bool = False) -> ThinkConfig | None:
+def think_config(
+    think_tags: str, model: str, thinking_off: bool = False, asked: bool = False
+) -> ThinkConfig | None:
     """The split for a response from ``model``, or ``None`` when its content is kept as is.
-    ``thinking_off``: the request turned thinking off, so no template opened a block."""
+    ``thinking_off``: the request turned thinking off, so no template opened a block;
+    ``asked``: it asked for reasoning (a template that thinks only when asked opened one)."""
     if think_tags == "keep":
         return None
-    opened = template_opens_think(model, thinking_off) and not reads_reasoning(model)
+    opened = template_opens_think(model, thinking_off, asked) and not reads_reasoning(model)
     return ThinkConfig(every=think_tags == "split", opened=opened)
 
 
-def template_opens_think(model: str, thinking_off: bool) -> bool:
+def template_opens_think(model: str, thinking_off: bool, asked: bool = False) -> bool:
     """Whether the chat template opened ``model``'s reasoning block for this request (a
     format's own block, or ``<think>``): its text starts inside it."""
-    return not thinking_off and thinking_opened(model)
+    return not thinking_off and thinking_opened(model, asked)
 
 
 class _State(enum.Enum):
@@ -177,7 +183,7 @@ class ThinkSplit:
         while pos < end:
             if self._state is _START:
                 start = skip_space(buf, pos)
-                opening = literal_at(buf, start, (OPEN,), False) if start < end else None
+                opening = literal_at(buf, start, OPENS, False) if start < end else None
                 if opening is None:  # only space, or the start of <think>, so far
                     self._pending = buf[pos:]
                     return
@@ -186,7 +192,7 @@ class ThinkSplit:
                     out.append(Text(buf[pos:]))
                     return
                 self._open()
-                pos = start + len(OPEN)
+                pos = start + len(opening)
                 continue
             if self._trim:
                 pos = skip_space(buf, pos)
@@ -219,7 +225,7 @@ class ThinkSplit:
         """Act on a tag; True when it is text after all (after the one block)."""
         state = self._state
         if state is _THINK:
-            if tag == CLOSE:
+            if tag in CLOSES:
                 self._state = _CONTENT
                 self._trim = True
             elif self._fresh:  # a model that writes the <think> its template wrote
@@ -227,13 +233,13 @@ class ThinkSplit:
             else:
                 self.strays += 1
         elif state is _ENDING:
-            if tag == OPEN:  # a tag the model writes as text: nothing of the block is left
+            if tag in OPENS:  # a tag the model writes as text: nothing of the block is left
                 self._state = _KEEP
                 return True
             self.strays += 1  # the block's own </think>, after the call that ended it
             self._state = _CONTENT
             self._trim = True
-        elif tag == OPEN:
+        elif tag in OPENS:
             self._open()
         else:
             self.strays += 1

@@ -3,8 +3,9 @@
 A format module builds its parser and then declares a ``Format``: the parser class, its family,
 the model names that pick the format (each rule with its precedence), the markers that name the
 format in a stream, the special tokens its models never write as text, the models whose chat
-template opens a ``<think>`` block (or the format's own reasoning block, which its parser
-reads), and how the format writes a call (for tests, benchmarks and recordings).
+template opens a ``<think>`` block, always or when the request asks for reasoning (or the
+format's own reasoning block, which its parser reads), and how the format writes a call (for
+tests, benchmarks and recordings).
 The registry (``create_parser``, ``providers``), model-name detection (``detect.py``) and marker
 sniffing (``sniff.py``) read these descriptors, so adding a format is its parser module and its
 recordings.
@@ -31,9 +32,9 @@ precedence              formats       why
                         deepseek_v4,  plain DeepSeek (``deepseek-v3.2``, ``deepseek-v4``;
                         deepseek      ``deepseek-v3.2-exp`` kept V3.1's markup)
 ``DEEPSEEK`` (60)       deepseek
-``VENDOR_LINE`` (55)    minimax_m3    a vendor's model line with a format of its own,
-                                      before the vendor's (``minimax-m3`` before
-                                      ``minimax``)
+``VENDOR_LINE`` (55)    minimax_m3,   a vendor's model line with a format of its own,
+                        hy_v3         before the vendor's (``minimax-m3`` before
+                                      ``minimax``, ``hunyuan-hy3`` is Hy3)
 ``VENDOR`` (50)         glm45,        one vendor's models (GLM-4.5 to 5.x are all
                         minimax_m2,   ``glm45``); ``mimo`` and StepFun's ``step-3.5``
                         mistral,      pick qwen3_coder, whose XML they write; Granite 4
@@ -86,7 +87,8 @@ family          formats                         how the markers tell them apart
 ``internlm``    internlm
 ``phi``         phi4_mini
 ``xlam``        xlam
-``hunyuan``     hunyuan_a13b
+``hunyuan``     hunyuan_a13b, hy_v3             Hy3's suffixed tags, or ``<tool_calls>`` then
+                                                ``<tool_call>`` (hy_v3); ``<tool_calls>[``
 ``lfm``         lfm2
 ``*`` (every)   qwen_xml                        tags named after an offered tool, under the
                                                 rule of ``QwenXmlParser(tool_tag_rule=True)``
@@ -171,6 +173,9 @@ class Format:
     #: ``reads_reasoning``): their text starts inside it and only its close appears (the
     #: reasoning split, ``think.py``).
     thinking_opened: tuple[str, ...] = ()
+    #: Models whose chat template opens the ``<think>`` block only when the request asks for
+    #: reasoning (``RequestFacts.thinking_asked``): Hy3 answers at once unless asked to think.
+    thinking_opened_when_asked: tuple[str, ...] = ()
     #: The parser reads the format's own reasoning block into ``Reasoning`` events (Kimi K3's
     #: think channel), opened by the template for the ``thinking_opened`` models too (it is
     #: told by ``ParserContext.thinking_opened``): the reasoning split leaves it to the parser.
@@ -247,14 +252,18 @@ def format_for_model(model: str) -> Format | None:
     return best
 
 
-def thinking_opened(model: str) -> bool:
-    """Whether a model's chat template opens a ``<think>`` block, so its text starts inside it.
+def thinking_opened(model: str, asked: bool = False) -> bool:
+    """Whether a model's chat template opens a ``<think>`` block, so its text starts inside it
+    (``asked``: the request asks for reasoning, see ``Format.thinking_opened_when_asked``).
 
     Asked of the format the name picks, whatever provider parses the stream: a model line's
     facts sit with its family (``DeepSeek-R1-Distill-Qwen`` is a Qwen)."""
     fmt = format_for_model(model)
+    if fmt is None:
+        return False
     lowered = model.lower()
-    return fmt is not None and any(name_matches(lowered, p) for p in fmt.thinking_opened)
+    patterns = (*fmt.thinking_opened, *(fmt.thinking_opened_when_asked if asked else ()))
+    return any(name_matches(lowered, p) for p in patterns)
 
 
 def reads_reasoning(model: str) -> bool:

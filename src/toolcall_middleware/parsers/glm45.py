@@ -41,10 +41,14 @@ class _State(enum.IntEnum):
     KEY = enum.auto()
     KEY_DONE = enum.auto()  # after </arg_key>: framing, then <arg_value>
     VALUE = enum.auto()
+    # Formats that wrap the calls in a block of their own (hy_v3):
+    BLOCK = enum.auto()  # between its calls: whitespace, then a call or the block's end
 
 
+#: The states, for the tables of a format that reads this markup (``hy_v3``).
+State = _State
 # Module names for the members: looking a member up on its enum class runs Python code.
-_TEXT, _NAME, _NAME_END, _BODY, _KEY, _KEY_DONE, _VALUE = _State
+_TEXT, _NAME, _NAME_END, _BODY, _KEY, _KEY_DONE, _VALUE, _BLOCK = _State
 
 
 _SEARCH, _STRAYS = marker_tables(
@@ -71,6 +75,8 @@ class Glm45Parser(XmlCallParser):
     TRIGGERS = "<"
     _searches = _SEARCH
     _strays = _STRAYS
+    #: The tags that may follow a call's name (a format with a separator there adds it).
+    NAME_ENDS: tuple[str, ...] = (KEY, CLOSE)
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -110,7 +116,7 @@ class Glm45Parser(XmlCallParser):
         self._header += buf[pos:start]
         if start == len(buf):
             return start
-        marker = literal_at(buf, start, (KEY, CLOSE), final) if self._name else ""
+        marker = literal_at(buf, start, self.NAME_ENDS, final) if self._name else ""
         if marker is None:
             return None if start == pos else start
         if not marker:
