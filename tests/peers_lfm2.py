@@ -1,6 +1,6 @@
 """LFM2 cases: vLLM's ``test_lfm2_tool_parser.py``, SGLang's ``Lfm2Detector`` (its docstring's
-examples, the JSON form too), Liquid AI's model-card example, and the cases llama.cpp and Ollama
-test their LFM2 readers with."""
+examples, the JSON form too, and its tests' keyword-named parameters), Liquid AI's model-card
+example, and the cases llama.cpp and Ollama test their LFM2 readers with."""
 
 from __future__ import annotations
 
@@ -176,6 +176,45 @@ LFM2_CASES = [
         wrap('{"name": "calculator", "arguments": {"expression": "5 * 7", "exact": true}}'),
         [("calculator", {"expression": "5 * 7", "exact": True})],
         source="sglang",
+    ),
+    lfm2(
+        "test_reserved_keyword_parameter_recovered",
+        wrap("search(query='M.md', from=1)"),
+        [("search", {"query": "M.md", "from": 1})],
+        source="sglang",
+    ),
+    lfm2(
+        "test_reserved_kwarg_with_nested_quote_recovered",
+        wrap("search(from='sed -n '1,5p' f.py')"),
+        [("search", {"from": "sed -n '1,5p' f.py"})],
+        source="sglang",
+    ),
+    lfm2(
+        "test_reserved_kwarg_suffix_parameter_not_rewritten",
+        wrap("search(query='x', in_pyreservedkw_=5)"),
+        [("search", {"query": "x", "in_pyreservedkw_": 5})],
+        source="sglang",
+    ),
+    lfm2(
+        "test_ambiguous_nested_quotes_not_guessed",
+        wrap("get_weather(city='echo 'hi', unit='celsius')"),
+        [("get_weather", {"city": "echo 'hi", "unit": "celsius"})],
+        source="sglang",
+        note="we differ: a closing past the start of the next argument is no reading, so "
+        "one closing is left (SGLang and vLLM call it ambiguous: no call)",
+    ),
+    lfm2(
+        "a string its quotes left open ends at the end token",
+        "Running it." + wrap("bash(command='echo it's ok')") + "\nDone.",
+        [("bash", {"command": "echo it's ok"})],
+        "Running it.\nDone.",
+        source="ours",
+    ),
+    lfm2(
+        "an open double-quoted string before another argument",
+        wrap('bash(command="echo 5" inches", timeout=5)'),
+        [("bash", {"command": 'echo 5" inches', "timeout": 5})],
+        source="ours",
     ),
     lfm2(
         "a bare list of calls where the server dropped the tokens",

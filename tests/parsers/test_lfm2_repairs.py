@@ -42,8 +42,8 @@ REPAIRED: list[tuple[str, dict[str, Any]]] = [
     ("f(a={'k': 'v 'w' x'}, b=[1])", {"a": {"k": "v 'w' x"}, "b": [1]}),
     ("f(a='x 'y' z' + 'w')", {"a": "x 'y' z' + 'w"}),
 ]
-# An odd number of quotes: repaired as a call's whole text, but a stream's reader, reading the
-# quotes as written, finds no end to the call (the rest of the stream is in its last string).
+# An odd number of quotes: a stream's reader, reading the quotes as written, finds the call's
+# end only at the block's end token, in its last string (test_lfm2_open_strings.py).
 REPAIRED_WHOLE_ONLY = [
     # Closing it past the next argument's start would swallow that argument: not a reading.
     ("f(a='x 'y', b='z')", {"a": "x 'y", "b": "z"}),
@@ -126,14 +126,6 @@ def test_pythonic_keeps_its_strict_reading() -> None:
         result = assemble(run(parser, [text]))
         assert (result.calls, result.text) == ([], f"[{source}]")
         assert parser.text_fallbacks == 1
-
-
-def test_a_string_whose_quotes_leave_it_open_stays_text() -> None:
-    # An odd number of quotes: read as written, the string never ends, so the call's text
-    # has no end to repair at (the rest of the stream is that string).
-    text = f"{START}[bash(command='echo it's')]{END} ok"
-    result = assemble(every_cut_agrees("lfm2", text, CONTEXT))
-    assert (result.calls, result.text) == ([], f"[bash(command='echo it's')]{END} ok")
 
 
 # A string argument the model may write with raw control characters, and words for the quoted

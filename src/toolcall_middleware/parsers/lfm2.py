@@ -17,18 +17,25 @@ dropped (counted as strays), whatever names it holds.
 A call that does not convert as written is repaired when the mistake leaves no doubt what the
 model meant (``pycall.repaired_arguments``: raw line breaks in a string, ``month=07``, a set for
 a list, one string's unescaped quotes); anything else stays text, as under ``pythonic``.
+
+The end token is a special token: a model never means it inside a string. A string its quotes
+left open (``command='echo it's ok'``) would hold it and the rest of the stream, so in a tagged
+block the end token met inside a string ends the block when the call's text before it ends in
+``)]`` and a repair reads that call; otherwise the token is read as written, in the string. No
+repair reads a call whose text holds the token (it would put the token in a value).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from ..events import Event
 from .base import ParserContext
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
 from .pycall import repaired_arguments
-from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, list_writer
+from .pythonic import CALL_STOP, LIST_OPEN, TEXT, PythonicParser, State, list_writer
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
@@ -37,6 +44,8 @@ _SEARCH, _STRAYS = marker_tables(
     State, {TEXT: (TOOL_CALL_START, LIST_OPEN)}, strays={TEXT: (TOOL_CALL_END,)}
 )
 _OPENED = State.OPENED
+# In a string of a call: its quote, an escape, or the end token's first character.
+_STRING_STOPS = {quote: re.compile(f"[{quote}\\\\<]") for quote in "'\""}
 
 
 def object_call(source: str) -> tuple[str, str] | None:
@@ -65,6 +74,8 @@ class Lfm2Parser(PythonicParser):
     START_TOKEN = TOOL_CALL_START
     AFTER_CLOSE = TOOL_CALL_END
     JSON_LITERALS = True
+    STRING_TOKEN = TOOL_CALL_END
+    _string_stops = _STRING_STOPS
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -78,6 +89,41 @@ class Lfm2Parser(PythonicParser):
             self._made = []
             self._state = _OPENED
         self._echo = 0
+
+    def _shortcut(self, text: str) -> list[Event] | None:
+        # pythonic's, and in a string, not where the end token may start (``_token_at``)
+        quote = self._quote
+        if quote:
+            if self._escaped or quote[0] in text or "\\" in text or "<" in text:
+                return None
+        elif CALL_STOP.search(text) is not None:
+            return None
+        self._source.append(text)
+        return []
+
+    def _token_at(self, buf: str, at: int, final: bool) -> bool:
+        if buf.startswith(TOOL_CALL_END, at):
+            return True
+        size = len(buf) - at
+        return not final and size < len(TOOL_CALL_END) and TOOL_CALL_END.startswith(buf[at:])
+
+    def _token_in_string(self, at: int, out: list[Event]) -> int:
+        # The end token in a call's string: the block ends here if the call's text, up to the
+        # list's "]" before the token, is a call a repair reads (as written, the string is
+        # still open). Otherwise the token is part of the string, as written.
+        source = "".join(self._source)
+        call = source.rstrip()
+        if call[-1:] == "]":
+            call = call[:-1].rstrip()
+            converted = self._convert(call) if call[-1:] == ")" else None
+            if converted is not None:
+                self._source = []
+                self._quote = ""
+                self._emit_call(call, converted, out)
+                self._list_closed(out)
+                return at  # the end token, read after the list
+        self._source = [source, TOOL_CALL_END]
+        return at + len(TOOL_CALL_END)
 
     def _accepts(self, name: str) -> bool:
         made = self._made
@@ -93,7 +139,9 @@ class Lfm2Parser(PythonicParser):
         if source[:1] == "{":
             return object_call(source)
         converted = super()._convert(source)
-        return converted if converted is not None else repaired_arguments(source)
+        if converted is None and TOOL_CALL_END not in source:  # (never in a repaired value)
+            return repaired_arguments(source)
+        return converted
 
     def _emit_call(self, source: str, converted: tuple[str, str] | None, out: list[Event]) -> None:
         if converted is not None:

@@ -4,9 +4,10 @@ the calls small models get wrong.
 ``call_arguments`` converts a call with literal keyword arguments only. ``repaired_arguments``
 also reads the mistakes that leave no doubt what the model meant (``lfm2`` uses it; docs/
 formats.md says which): raw line breaks, tabs and NUL characters inside a string, integers
-written with leading zeros (``month=07``), sets written for lists (``{1, 2}``), and one string
-whose same-style quotes inside were left unescaped (``command='sed -n '1,5p' f.py'``), when
-exactly one way to close that string makes a call. Anything else stays unconverted.
+written with leading zeros (``month=07``), sets written for lists (``{1, 2}``), Python keywords
+written as parameter names (``from=1``: read with that name), and one string whose same-style
+quotes inside were left unescaped (``command='sed -n '1,5p' f.py'``), when exactly one way to
+close that string makes a call. Anything else stays unconverted.
 
 A repair runs once, on a call's whole text, after the strict reading failed: a call that
 converts as written is never touched, and each repair costs a bounded number of passes over
@@ -16,8 +17,12 @@ the call (at most ``MAX_CLOSINGS`` readings of it for the quotes).
 from __future__ import annotations
 
 import ast
+import io
+import itertools
 import json
+import keyword
 import re
+import tokenize
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -109,6 +114,78 @@ _CAN_FOLLOW_STRING = re.compile(r"\s*[,)\]}:]")
 _NEXT_ARGUMENT = {q: re.compile(q + r"\s*,\s*[A-Za-z_]\w*\s*=(?!=)") for q in "'\""}
 # In a broken string: an escape (kept), or a quote of its kind.
 _UNESCAPED = {q: re.compile(r"\\.|" + q, re.DOTALL) for q in "'\""}
+
+
+# A Python keyword before "=" (not "=="): maybe a parameter's name, maybe in a string.
+_KEYWORD_NAME = re.compile(r"(?<![\w.])(?:" + "|".join(keyword.kwlist) + r")\s*=(?!=)")
+# Tokens that say nothing of where an argument's name stands.
+_LAYOUT = frozenset(
+    (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+)
+
+
+def _keyword_names(text: str) -> tuple[str, dict[str, str]] | None:
+    """``text`` with each Python keyword that names a keyword argument of the call (right
+    after the call's ``(`` or a ``,`` directly inside it, and before ``=``) renamed to a name
+    that occurs nowhere in ``text``, and the keyword of each new name; ``None`` when there is
+    none, or when ``text`` does not tokenize cleanly (then where its strings are is unsure)."""
+    lines = io.StringIO(text).readlines()  # split at "\n" only, as the tokenizer reads it
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    found: list[tuple[int, str]] = []  # (where, keyword)
+    depth = 0
+    previous = ""  # the last token's text, if an operator
+    name: tuple[int, str] | None = None  # a keyword at a name's place: if "=" follows
+    try:
+        for token in tokenize.generate_tokens(iter(lines).__next__):
+            kind, string = token.type, token.string
+            if kind in _LAYOUT:
+                continue
+            if kind == tokenize.ERRORTOKEN:
+                return None
+            if name is not None and kind == tokenize.OP and string == "=":
+                found.append(name)
+            name = None
+            if kind == tokenize.NAME:
+                if depth == 1 and previous in ("(", ",") and keyword.iskeyword(string):
+                    row, column = token.start
+                    name = (starts[row - 1] + column, string)
+            elif string in ("(", "[", "{"):
+                depth += 1
+            elif string in (")", "]", "}"):
+                depth -= 1
+            previous = string if kind == tokenize.OP else ""
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if not found:
+        return None
+    names: dict[str, str] = {}  # keyword → its new name
+    for _, word in found:
+        if word not in names:
+            new = f"_{word}_"
+            while new in text:
+                new += "_"
+            names[word] = new
+    pieces: list[str] = []
+    end = 0
+    for at, word in found:
+        pieces += (text[end:at], names[word])
+        end = at + len(word)
+    pieces.append(text[end:])
+    return "".join(pieces), {new: word for word, new in names.items()}
+
+
+def _keyword_arguments(text: str, convert: Converter) -> tuple[str, str] | None:
+    """``convert`` of ``text``, a Python keyword that names an argument read as that name."""
+    renamed = _keyword_names(text) if _KEYWORD_NAME.search(text) else None
+    if renamed is None:
+        return convert(text)
+    converted = convert(renamed[0])
+    if converted is None:
+        return None
+    name, arguments = converted
+    words = renamed[1]
+    named = {words.get(key, key): value for key, value in json.loads(arguments).items()}
+    return name, json.dumps(named, ensure_ascii=False)
 
 
 def _string_end(text: str, at: int, quote: str) -> int:
@@ -215,11 +292,15 @@ def _escaped_quote(match: re.Match[str]) -> str:
 
 def repaired_arguments(source: str) -> tuple[str, str] | None:
     """``call_arguments`` (JSON's literals and sets too) of ``source`` repaired, or ``None``
-    when no repair makes it a call: its integers and control characters fixed, else one broken
-    string closed where exactly one closing makes a call."""
+    when no repair makes it a call: its integers and control characters fixed and keywords
+    read as parameter names, else one broken string closed where exactly one closing makes
+    a call."""
+
+    def literals(text: str) -> tuple[str, str] | None:
+        return call_arguments(text, json_literals=True, sets=True)
 
     def convert(text: str) -> tuple[str, str] | None:
-        return call_arguments(_fixed(text), json_literals=True, sets=True)
+        return _keyword_arguments(_fixed(text), literals)
 
     with warnings.catch_warnings():  # ("\," and other unknown escapes: kept as written)
         warnings.simplefilter("ignore")

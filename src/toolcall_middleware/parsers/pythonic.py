@@ -35,7 +35,7 @@ LIST_OPEN = "["
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 # In a call: what changes the depth or starts a string.
-_CALL_STOP = re.compile(r"""[()\[\]{}'"]""")
+CALL_STOP = re.compile(r"""[()\[\]{}'"]""")
 # In a string: its quote's character, or an escape.
 _STRING_STOP = {"'": re.compile(r"['\\]"), '"': re.compile(r'["\\]')}
 
@@ -72,6 +72,11 @@ class PythonicParser(StreamParser):
     SPACE_SEPARATES = False
     #: Whether ``null``, ``true`` and ``false`` are values too (JSON's literals).
     JSON_LITERALS = False
+    #: A special token that a tagged list's string stops at (``_token_in_string`` decides what
+    #: it means there), and what a string's reader looks for: its quote, an escape, the
+    #: token's first character. Empty: no token ends a string.
+    STRING_TOKEN = ""
+    _string_stops = _STRING_STOP
 
     def __init__(self, context: ParserContext) -> None:
         super().__init__(context)
@@ -95,7 +100,7 @@ class PythonicParser(StreamParser):
         if quote:
             if self._escaped or quote[0] in text or "\\" in text:
                 return None
-        elif _CALL_STOP.search(text) is not None:
+        elif CALL_STOP.search(text) is not None:
             return None
         self._source.append(text)
         return []
@@ -215,11 +220,14 @@ class PythonicParser(StreamParser):
         while i < n:
             if self._quote:
                 i = self._in_string(buf, i, final)
-                if i < 0:  # a quote that may be the start of the string's end: wait
-                    self._source.append(buf[pos : -i - 1])
-                    return None if -i - 1 == pos else -i - 1
+                if i < 0:  # the start of the string's end, or of a token: wait (or the token)
+                    at = -i - 1
+                    self._source.append(buf[pos:at])
+                    if self.STRING_TOKEN and buf.startswith(self.STRING_TOKEN, at):
+                        return self._token_in_string(at, out)
+                    return None if at == pos else at
                 continue
-            match = _CALL_STOP.search(buf, i)
+            match = CALL_STOP.search(buf, i)
             if match is None:
                 i = n
                 break
@@ -247,19 +255,21 @@ class PythonicParser(StreamParser):
 
     def _in_string(self, buf: str, i: int, final: bool) -> int:
         """Past the string's end, ``len(buf)`` while it goes on, or ``-(at + 1)`` when what
-        is left from ``at`` may be the start of its end (a triple quote cut short)."""
+        is left from ``at`` may be the start of its end (a triple quote cut short) or is, or
+        may be, the ``STRING_TOKEN`` of a tagged list."""
         quote = self._quote
         if self._escaped:
             self._escaped = False
             i += 1
-        stop = _STRING_STOP[quote[0]]
+        stop = self._string_stops[quote[0]]
         n = len(buf)
         while i < n:
             match = stop.search(buf, i)
             if match is None:
                 return n
             at = match.start()
-            if match.group() == "\\":
+            char = match.group()
+            if char == "\\":
                 if at + 1 == n:
                     self._escaped = True
                     return n
@@ -267,11 +277,23 @@ class PythonicParser(StreamParser):
             elif buf.startswith(quote, at):
                 self._quote = ""
                 return at + len(quote)
-            elif not final and quote.startswith(buf[at:]):
+            elif (not final and quote.startswith(buf[at:])) or (
+                char != quote[0] and self._tagged and self._token_at(buf, at, final)
+            ):  # a triple quote cut short, or a token
                 return -(at + 1)
             else:
                 i = at + 1
         return n
+
+    # A format with a STRING_TOKEN says where it is and what it means there (lfm2).
+    def _token_at(self, buf: str, at: int, final: bool) -> bool:
+        """Whether the ``STRING_TOKEN`` is at ``at``, or may be (cut short at the end)."""
+        raise NotImplementedError
+
+    def _token_in_string(self, at: int, out: list[Event]) -> int:
+        """The ``STRING_TOKEN`` is at ``at`` in a string of the call (whose text up to it is
+        ``_source``): where reading goes on."""
+        raise NotImplementedError
 
     def _call_read(self, out: list[Event]) -> None:
         """A call's text is whole: the call, or text if it does not convert."""
