@@ -3,7 +3,7 @@ API) in front of a scripted model that writes its Bash call as raw markup.
 
     python scripts/e2e/claude_code.py                   # every case
     python scripts/e2e/claude_code.py kimi               # one of: kimi, qwen3_coder, hermes,
-                                                         #   native_bad_json
+                                                         #   hy3, native_bad_json
 
 For each markup format: the tool must have run and the final answer quoting its output must be
 printed; every upstream request must have one leading system message (Claude Code 2.1 sends a
@@ -18,7 +18,7 @@ import sys
 from harness import MARK, MODELS, Result, npm_install, stack
 
 CLAUDE_CODE = ("@anthropic-ai/claude-code", "2.1.330")
-CASES = ("kimi", "qwen3_coder", "hermes", "native_bad_json")
+CASES = ("kimi", "qwen3_coder", "hermes", "hy3", "native_bad_json")
 
 
 def run(case: str) -> Result:

@@ -2,7 +2,7 @@
 front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/codex.py            # every format
-    python scripts/e2e/codex.py kimi       # one of: kimi, qwen3_coder, hermes
+    python scripts/e2e/codex.py kimi       # one of: kimi, qwen3_coder, hermes, hy3
 
 For each format: the tool must have run (its file exists) and the final answer, which quotes
 the tool's output, must be printed; every upstream request must have one leading system
@@ -16,7 +16,7 @@ import sys
 from harness import MARK, MODELS, Result, npm_install, stack
 
 CODEX = ("@openai/codex", "0.169.0")
-FORMATS = ("kimi", "qwen3_coder", "hermes")
+FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3")
 
 CONFIG = """\
 model = "{model}"

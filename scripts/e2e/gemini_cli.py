@@ -2,7 +2,8 @@
 front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/gemini_cli.py            # every case
-    python scripts/e2e/gemini_cli.py kimi       # one of: kimi, qwen3_coder, hermes, native_bad_json
+    python scripts/e2e/gemini_cli.py kimi       # one of: kimi, qwen3_coder, hermes, hy3,
+                                                #   native_bad_json
 
 gemini-cli runs with a temporary HOME whose ``settings.json`` selects ``gemini-api-key`` auth,
 and ``GOOGLE_GEMINI_BASE_URL`` at the proxy; every Gemini model id it asks for (its main model
@@ -26,7 +27,7 @@ from typing import Any
 from harness import MARK, MODELS, Result, npm_install, stack
 
 GEMINI_CLI = ("@google/gemini-cli", "0.61.0")
-FORMATS = ("kimi", "qwen3_coder", "hermes", "native_bad_json")
+FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3", "native_bad_json")
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
 

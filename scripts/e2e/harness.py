@@ -36,6 +36,7 @@ MODELS = {
     "kimi": "kimi-k2-instruct",
     "qwen3_coder": "qwen3-coder-30b",
     "hermes": "qwen2.5-72b-instruct",
+    "hy3": "tencent/Hy3",
     "native": "scripted-native",
 }
 

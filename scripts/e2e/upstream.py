@@ -12,7 +12,8 @@ conversation it carries:
 - anything else (titles, summaries, other helper requests a client makes) gets a short text.
 
 Formats: ``kimi`` (Kimi K2 special tokens inside ``reasoning_content``), ``qwen3_coder`` (XML in
-``content``), ``hermes`` (``<tool_call>`` JSON in ``content``), ``native`` (OpenAI
+``content``), ``hermes`` (``<tool_call>`` JSON in ``content``), ``hy3`` (Tencent Hy3's
+``<tool_calls:opensource>`` tags in ``content``), ``native`` (OpenAI
 ``tool_calls``) and ``native_bad_json`` (native ``tool_calls`` whose arguments are not valid JSON).
 ``--preamble TEXT`` has the formats that write their calls in ``content`` say ``TEXT`` before
 the call, as models often do (Kimi's call always follows a sentence of reasoning).
@@ -35,7 +36,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-FORMATS = ("kimi", "qwen3_coder", "hermes", "native", "native_bad_json")
+FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3", "native", "native_bad_json")
 #: Tool names clients give their shell tool (Claude Code, Codex, gemini-cli).
 SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "run_shell_command")
 FINAL_PREFIX = "FINAL ANSWER:"
@@ -87,6 +88,16 @@ def markup(fmt: str, name: str, arguments: dict[str, Any]) -> tuple[str, str]:
     if fmt == "hermes":
         call = json.dumps({"name": name, "arguments": arguments})
         return "content", f"<tool_call>\n{call}\n</tool_call>"
+    if fmt == "hy3":  # the release's spelling of the tags: each with Hy3's token suffix
+        params = "".join(
+            f"<arg_key:opensource>{key}</arg_key:opensource>\n<arg_value:opensource>"
+            f"{value if isinstance(value, str) else json.dumps(value)}</arg_value:opensource>\n"
+            for key, value in arguments.items()
+        )
+        return "content", (
+            f"<tool_calls:opensource>\n<tool_call:opensource>{name}<tool_sep:opensource>\n"
+            f"{params}</tool_call:opensource>\n</tool_calls:opensource>"
+        )
     raise ValueError(fmt)
 
 
@@ -117,6 +128,14 @@ def json_instance(schema: Any) -> Any:
     }.get(kind, {})
 
 
+def asks_reasoning(request: dict[str, Any]) -> bool:
+    """Whether a request asks Hy3 for reasoning: ``reasoning_effort`` in its template's
+    arguments, else at the top level, and not ``no_think`` (what vLLM renders)."""
+    kwargs = request.get("chat_template_kwargs") or {}
+    effort = kwargs.get("reasoning_effort") or request.get("reasoning_effort") or "no_think"
+    return bool(effort != "no_think")
+
+
 def pieces(text: str, size: int = 7) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
@@ -132,7 +151,16 @@ class ScriptedUpstream:
         self.calls = 0
 
     def deltas(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-        """The answer as a list of deltas, and its finish reason."""
+        """The answer as a list of deltas, and its finish reason. Hy3's chat template opens
+        its think block when the request asks for reasoning (any ``reasoning_effort`` but
+        ``no_think``), so the model's text then starts with its thoughts and their end tag, as
+        a server with no reasoning parser passes them on."""
+        deltas, finish = self._answer(request)
+        if self.format == "hy3" and asks_reasoning(request):
+            deltas = [{"content": "Thinking it over.</think:opensource>\n"}, *deltas]
+        return deltas, finish
+
+    def _answer(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         messages = request.get("messages") or []
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":

@@ -3,7 +3,7 @@
 ``toolcall serve`` in front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/vercel_ai.py            # every format
-    python scripts/e2e/vercel_ai.py kimi       # one of: kimi, qwen3_coder, hermes
+    python scripts/e2e/vercel_ai.py kimi       # one of: kimi, qwen3_coder, hermes, hy3
 
 With ``store`` on, the SDK sends the first turn's reasoning and text back as
 ``{"type": "item_reference", "id": …}``, which the proxy resolves from its response store (a
@@ -31,7 +31,7 @@ from typing import Any
 from harness import MARK, MODELS, Result, npm_install_all, stack
 
 PACKAGES = ["ai@6.0.326", "@ai-sdk/openai@3.0.141", "zod@4.6.7"]
-FORMATS = ("kimi", "qwen3_coder", "hermes")
+FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3")
 PREAMBLE = "I will run the command.\n"
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
