@@ -104,11 +104,9 @@ class Hy3Parser(Glm45Parser):
             return len(self._opening) + len(self._space)
         return super()._held_markup()
 
-    # (``_read`` and ``_marker`` run on most markup deltas: they name the base class, which
-    # costs less than ``super()``.)
     def _read(self, buf: str, pos: int, out: list[Event], final: bool) -> int | None:
         if self._state is not _BLOCK:
-            return Glm45Parser._read(self, buf, pos, out, final)
+            return super()._read(buf, pos, out, final)
         start = skip_space(buf, pos)
         self._space += buf[pos:start]
         if start == len(buf):
@@ -160,7 +158,7 @@ class Hy3Parser(Glm45Parser):
             self._end_call(out)
             self._state = _TEXT
         else:
-            Glm45Parser._marker(self, bare, out)
+            super()._marker(bare, out)
 
     def _close(self, out: list[Event]) -> None:
         if self._state is _BLOCK:

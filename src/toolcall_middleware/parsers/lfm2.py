@@ -35,7 +35,7 @@ from .base import ParserContext
 from .descriptor import VENDOR, Format, NameRule, register
 from .driver import marker_tables
 from .pycall import repaired_arguments
-from .pythonic import CALL_STOP, LIST_OPEN, TEXT, PythonicParser, State, list_writer
+from .pythonic import LIST_OPEN, TEXT, PythonicParser, State, list_writer
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
@@ -91,15 +91,10 @@ class Lfm2Parser(PythonicParser):
         self._echo = 0
 
     def _shortcut(self, text: str) -> list[Event] | None:
-        # pythonic's, and in a string, not where the end token may start (``_token_at``)
-        quote = self._quote
-        if quote:
-            if self._escaped or quote[0] in text or "\\" in text or "<" in text:
-                return None
-        elif CALL_STOP.search(text) is not None:
+        # Not in a string where the end token may start (``_token_at``).
+        if self._quote and "<" in text:
             return None
-        self._source.append(text)
-        return []
+        return super()._shortcut(text)
 
     def _token_at(self, buf: str, at: int, final: bool) -> bool:
         if buf.startswith(TOOL_CALL_END, at):
