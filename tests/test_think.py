@@ -297,3 +297,65 @@ async def test_hy3_thinks_in_the_content_when_the_request_asks_it_to(
     message = message_of(completion_from_sse(await through(app, json.dumps(request).encode())))
     assert (message.get("reasoning_content"), message.get("content") or "") == (reasoning, content)
     assert [c["function"]["arguments"] for c in message["tool_calls"]] == ['{"command": "ls"}']
+
+
+K3_JSON = (
+    "Route it.<|close|>think<|sep|><|open|>response<|sep|>"
+    '{"choice": "flash"}<|close|>response<|sep|><|close|>message<|sep|>'
+)
+
+
+def toolless(model: str, stream: bool = True, **extra: Any) -> bytes:
+    """A request that offers no tools, as a client's helper requests (titles, routing) are."""
+    messages = [{"role": "user", "content": "route this"}]
+    return json.dumps({"model": model, "stream": stream, "messages": messages, **extra}).encode()
+
+
+def streamed(model: str, text: str) -> bytes:
+    pieces = cut(text, [5, 17, 40])
+    return sse(*(chunk({"content": p}, model=model) for p in pieces), chunk({}, "stop"), "[DONE]")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("model", "extra", "text", "reasoning", "content"),
+    [
+        ("moonshotai/Kimi-K3", {}, K3_JSON, "Route it.", '{"choice": "flash"}'),
+        ("tencent/Hy3", {"reasoning_effort": "high"}, HY3_THOUGHT + "{}", "Plan: one call.", "{}"),
+        ("deepseek-ai/DeepSeek-R1", {}, "Hm.</think>\n\n[1]", "Hm.", "[1]"),
+    ],
+)
+async def test_a_response_that_starts_in_reasoning_is_split_without_tools(
+    model: str, extra: dict[str, Any], text: str, reasoning: str, content: str
+) -> None:
+    # The template opened the block: untouched, the client would get the model's thoughts as
+    # its answer (gemini-cli's JSON routing requests failed on it, and were retried).
+    app = ToolCallMiddleware(body_app([streamed(model, text)]))
+    message = message_of(completion_from_sse(await through(app, toolless(model, **extra))))
+    assert (message.get("reasoning_content"), message["content"]) == (reasoning, content)
+    assert "tool_calls" not in message
+    whole = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
+    json_app = body_app(
+        [json.dumps(whole).encode()], headers=[(b"content-type", b"application/json")]
+    )
+    body = await through(ToolCallMiddleware(json_app), toolless(model, stream=False, **extra))
+    message = message_of(json.loads(body))
+    assert (message.get("reasoning_content"), message["content"]) == (reasoning, content)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("model", "extra", "options"),
+    [
+        ("Qwen/Qwen3-8B", {}, {}),  # writes its own <think>: nothing to say it is one
+        ("tencent/Hy3", {}, {}),  # not asked to think: the template closed the block
+        ("moonshotai/Kimi-K3", {"chat_template_kwargs": {"thinking": False}}, {}),
+        ("deepseek-ai/DeepSeek-R1", {}, {"think_tags": "keep"}),
+    ],
+)
+async def test_other_responses_to_requests_without_tools_pass_untouched(
+    model: str, extra: dict[str, Any], options: dict[str, Any]
+) -> None:
+    upstream = streamed(model, "<think>Hm.</think>\n\nok")
+    app = ToolCallMiddleware(body_app([upstream]), **options)
+    assert await through(app, toolless(model, **extra)) == upstream

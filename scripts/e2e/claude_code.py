@@ -3,12 +3,15 @@ API) in front of a scripted model that writes its Bash call as raw markup.
 
     python scripts/e2e/claude_code.py                   # every case
     python scripts/e2e/claude_code.py kimi               # one of: kimi, qwen3_coder, hermes,
-                                                         #   hy3, native_bad_json
+                                                         #   hy3, deepseek_v4, deepseek_v32,
+                                                         #   kimi_k3, gemma4, glm47,
+                                                         #   minimax_m3, native_bad_json
 
 For each markup format: the tool must have run and the final answer quoting its output must be
-printed; every upstream request must have one leading system message (Claude Code 2.1 sends a
-second one after the first user turn). ``native_bad_json``: the model writes arguments that are
-not JSON; Claude Code must keep the turn and tell the model so (what docs/anthropic.md describes).
+printed, and none of the model's markup; every upstream request must have one leading system
+message (Claude Code 2.1 sends a second one after the first user turn). ``native_bad_json``:
+the model writes arguments that are not JSON; Claude Code must keep the turn and tell the
+model so (what docs/anthropic.md describes).
 """
 
 from __future__ import annotations
@@ -16,9 +19,22 @@ from __future__ import annotations
 import sys
 
 from harness import MARK, MODELS, Result, npm_install, stack
+from markup import MARKERS
 
 CLAUDE_CODE = ("@anthropic-ai/claude-code", "2.1.330")
-CASES = ("kimi", "qwen3_coder", "hermes", "hy3", "native_bad_json")
+CASES = (
+    "kimi",
+    "qwen3_coder",
+    "hermes",
+    "hy3",
+    "deepseek_v4",
+    "deepseek_v32",
+    "kimi_k3",
+    "gemma4",
+    "glm47",
+    "minimax_m3",
+    "native_bad_json",
+)
 
 
 def run(case: str) -> Result:
@@ -44,6 +60,9 @@ def run(case: str) -> Result:
 
 def check(case: str, result: Result) -> list[str]:
     problems = []
+    leaked = [marker for marker in MARKERS if marker in result.stdout]
+    if leaked:
+        problems.append(f"the client printed the model's markup: {leaked}")
     if result.returncode != 0:
         problems.append(f"claude exited {result.returncode}")
     answers = [line for line in result.stdout.splitlines() if line.startswith("FINAL ANSWER:")]

@@ -2,11 +2,13 @@
 front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/codex.py            # every format
-    python scripts/e2e/codex.py kimi       # one of: kimi, qwen3_coder, hermes, hy3
+    python scripts/e2e/codex.py kimi       # one of: kimi, qwen3_coder, hermes, hy3, deepseek_v4,
+                                           #   deepseek_v32, kimi_k3, gemma4, glm47, minimax_m3
 
 For each format: the tool must have run (its file exists) and the final answer, which quotes
-the tool's output, must be printed; every upstream request must have one leading system
-message. Exits non-zero on the first failure, printing what Codex printed.
+the tool's output, must be printed, and none of the model's markup; every upstream request
+must have one leading system message. Exits non-zero on the first failure, printing what
+Codex printed.
 """
 
 from __future__ import annotations
@@ -14,9 +16,21 @@ from __future__ import annotations
 import sys
 
 from harness import MARK, MODELS, Result, npm_install, stack
+from markup import MARKERS
 
 CODEX = ("@openai/codex", "0.169.0")
-FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3")
+FORMATS = (
+    "kimi",
+    "qwen3_coder",
+    "hermes",
+    "hy3",
+    "deepseek_v4",
+    "deepseek_v32",
+    "kimi_k3",
+    "gemma4",
+    "glm47",
+    "minimax_m3",
+)
 
 CONFIG = """\
 model = "{model}"
@@ -54,6 +68,9 @@ def run(fmt: str) -> Result:
 
 def check(fmt: str, result: Result) -> list[str]:
     problems = []
+    leaked = [marker for marker in MARKERS if marker in result.stdout]
+    if leaked:
+        problems.append(f"the client printed the model's markup: {leaked}")
     if result.returncode != 0:
         problems.append(f"codex exited {result.returncode}")
     if not result.tool_ran:

@@ -3,7 +3,8 @@ front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/gemini_cli.py            # every case
     python scripts/e2e/gemini_cli.py kimi       # one of: kimi, qwen3_coder, hermes, hy3,
-                                                #   native_bad_json
+                                                #   deepseek_v4, deepseek_v32, kimi_k3,
+                                                #   gemma4, glm47, minimax_m3, native_bad_json
 
 gemini-cli runs with a temporary HOME whose ``settings.json`` selects ``gemini-api-key`` auth,
 and ``GOOGLE_GEMINI_BASE_URL`` at the proxy; every Gemini model id it asks for (its main model
@@ -11,11 +12,13 @@ and the fixed ids of its side requests) is mapped to the scripted model. For eac
 tool must have run (its file exists), the final answer quoting the tool's output must be
 printed, the upstream must have seen its own call id come back with the tool result (never
 gemini-cli's ``<name>__<id>`` form, which the front undoes where gemini-cli writes it), the
-Kimi turn's reasoning must have come back as ``reasoning_content`` (carried by the call's
-``thoughtSignature``: gemini-cli keeps no thoughts), and every upstream request must have one
-leading system message. With native arguments that are not JSON (``native_bad_json``), the
-call reaches gemini-cli as ``{"input": "<raw>"}`` and gemini-cli keeps the turn: the tool does
-not run, and the model is told why. Exits non-zero on a failure, printing what gemini-cli printed.
+reasoning of a thinking model's call turn (Kimi K2's, DeepSeek's, Kimi K3's, GLM's, MiniMax's)
+must have come back as ``reasoning_content`` (carried by the call's ``thoughtSignature``:
+gemini-cli keeps no thoughts), every upstream request must have one leading system message,
+and gemini-cli must have printed none of the model's markup. With native arguments that are
+not JSON (``native_bad_json``), the call reaches gemini-cli as ``{"input": "<raw>"}`` and
+gemini-cli keeps the turn: the tool does not run, and the model is told why. Exits non-zero
+on a failure, printing what gemini-cli printed.
 """
 
 from __future__ import annotations
@@ -25,9 +28,22 @@ import sys
 from typing import Any
 
 from harness import MARK, MODELS, Result, npm_install, stack
+from markup import MARKERS, REASONING
 
 GEMINI_CLI = ("@google/gemini-cli", "0.61.0")
-FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3", "native_bad_json")
+FORMATS = (
+    "kimi",
+    "qwen3_coder",
+    "hermes",
+    "hy3",
+    "deepseek_v4",
+    "deepseek_v32",
+    "kimi_k3",
+    "gemma4",
+    "glm47",
+    "minimax_m3",
+    "native_bad_json",
+)
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
 
@@ -66,6 +82,9 @@ def run(fmt: str) -> Result:
 
 def check(fmt: str, result: Result) -> list[str]:
     problems = []
+    leaked = [marker for marker in MARKERS if marker in result.stdout]
+    if leaked:
+        problems.append(f"the client printed the model's markup: {leaked}")
     if result.returncode != 0:
         problems.append(f"gemini exited {result.returncode}")
     answers = [line for line in result.stdout.splitlines() if "FINAL ANSWER:" in line]
@@ -96,6 +115,9 @@ def check(fmt: str, result: Result) -> list[str]:
             problems.append(f"Kimi's own call id did not come back: {call_ids}")
         reasoning = [m.get("reasoning_content") for m in messages if m.get("tool_calls")]
         if fmt == "kimi" and reasoning != ["I will run the command. "]:
+            problems.append(f"Kimi's reasoning did not come back as it was: {reasoning}")
+        said = REASONING.get(fmt)
+        if said and not (len(reasoning) == 1 and (reasoning[0] or "").startswith(said)):
             problems.append(f"the call's reasoning did not come back: {reasoning}")
         if any(i.startswith("run_shell_command__") for i in call_ids):
             problems.append(f"gemini-cli's id prefix reached the upstream: {call_ids}")

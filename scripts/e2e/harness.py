@@ -37,6 +37,12 @@ MODELS = {
     "qwen3_coder": "qwen3-coder-30b",
     "hermes": "qwen2.5-72b-instruct",
     "hy3": "tencent/Hy3",
+    "deepseek_v4": "deepseek-ai/DeepSeek-V4-Flash",
+    "deepseek_v32": "deepseek-ai/DeepSeek-V3.2",
+    "kimi_k3": "moonshotai/Kimi-K3",
+    "gemma4": "google/gemma-4-31B-it",
+    "glm47": "zai-org/GLM-4.7",
+    "minimax_m3": "MiniMaxAI/MiniMax-M3",
     "native": "scripted-native",
 }
 

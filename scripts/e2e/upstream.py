@@ -11,9 +11,15 @@ conversation it carries:
   a model under guided decoding writes (gemini-cli's routing and loop checks retry otherwise);
 - anything else (titles, summaries, other helper requests a client makes) gets a short text.
 
-Formats: ``kimi`` (Kimi K2 special tokens inside ``reasoning_content``), ``qwen3_coder`` (XML in
-``content``), ``hermes`` (``<tool_call>`` JSON in ``content``), ``hy3`` (Tencent Hy3's
-``<tool_calls:opensource>`` tags in ``content``), ``native`` (OpenAI
+Formats (their markup in ``markup.py``): ``kimi`` (Kimi K2 special tokens inside
+``reasoning_content``), ``qwen3_coder`` (XML in ``content``), ``hermes`` (``<tool_call>`` JSON
+in ``content``), ``hy3`` (Tencent Hy3's ``<tool_calls:opensource>`` tags in ``content``),
+``deepseek_v4`` (DeepSeek V4's DSML ``tool_calls`` block in ``content``, after its reasoning),
+``deepseek_v32`` (DeepSeek V3.2's DSML ``function_calls`` block inside its reasoning),
+``kimi_k3`` (Kimi K3's channels in ``content``, starting inside its think channel),
+``gemma4`` (Gemma 4's ``<|tool_call>`` block in ``content``), ``glm47`` (GLM-4.7's one-line
+``<tool_call>`` inside its reasoning, in both reasoning fields), ``minimax_m3`` (MiniMax M3's
+namespaced block in ``content``, after its ``<mm:think>`` block), ``native`` (OpenAI
 ``tool_calls``) and ``native_bad_json`` (native ``tool_calls`` whose arguments are not valid JSON).
 ``--preamble TEXT`` has the formats that write their calls in ``content`` say ``TEXT`` before
 the call, as models often do (Kimi's call always follows a sentence of reasoning).
@@ -31,12 +37,27 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from markup import THOUGHT, kimi_k3_text, markup
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3", "native", "native_bad_json")
+FORMATS = (
+    "kimi",
+    "qwen3_coder",
+    "hermes",
+    "hy3",
+    "deepseek_v4",
+    "deepseek_v32",
+    "kimi_k3",
+    "gemma4",
+    "glm47",
+    "minimax_m3",
+    "native",
+    "native_bad_json",
+)
 #: Tool names clients give their shell tool (Claude Code, Codex, gemini-cli).
 SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "run_shell_command")
 FINAL_PREFIX = "FINAL ANSWER:"
@@ -69,38 +90,6 @@ def shell_arguments(schema: dict[str, Any], command: str) -> dict[str, Any]:
     return arguments
 
 
-def markup(fmt: str, name: str, arguments: dict[str, Any]) -> tuple[str, str]:
-    """(channel, text) of one call written in a model's own markup."""
-    args = json.dumps(arguments)
-    if fmt == "kimi":
-        return "reasoning_content", (
-            "I will run the command. <|tool_calls_section_begin|><|tool_call_begin|>"
-            f"functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|>"
-            "<|tool_calls_section_end|>"
-        )
-    if fmt == "qwen3_coder":
-        params = "".join(
-            f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n"
-            "</parameter>\n"
-            for key, value in arguments.items()
-        )
-        return "content", f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
-    if fmt == "hermes":
-        call = json.dumps({"name": name, "arguments": arguments})
-        return "content", f"<tool_call>\n{call}\n</tool_call>"
-    if fmt == "hy3":  # the release's spelling of the tags: each with Hy3's token suffix
-        params = "".join(
-            f"<arg_key:opensource>{key}</arg_key:opensource>\n<arg_value:opensource>"
-            f"{value if isinstance(value, str) else json.dumps(value)}</arg_value:opensource>\n"
-            for key, value in arguments.items()
-        )
-        return "content", (
-            f"<tool_calls:opensource>\n<tool_call:opensource>{name}<tool_sep:opensource>\n"
-            f"{params}</tool_call:opensource>\n</tool_calls:opensource>"
-        )
-    raise ValueError(fmt)
-
-
 def json_instance(schema: Any) -> Any:
     """A small value that ``schema`` accepts: the first enum value or alternative, every
     property of an object, empty arrays, ``"ok"``, 1 and false."""
@@ -128,6 +117,13 @@ def json_instance(schema: Any) -> Any:
     }.get(kind, {})
 
 
+def thinking_off(request: dict[str, Any]) -> bool:
+    """Whether a request turns thinking off (``chat_template_kwargs``), so that Kimi K3's
+    template opens no think channel."""
+    kwargs = request.get("chat_template_kwargs") or {}
+    return kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False
+
+
 def asks_reasoning(request: dict[str, Any]) -> bool:
     """Whether a request asks Hy3 for reasoning: ``reasoning_effort`` in its template's
     arguments, else at the top level, and not ``no_think`` (what vLLM renders)."""
@@ -153,12 +149,21 @@ class ScriptedUpstream:
     def deltas(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         """The answer as a list of deltas, and its finish reason. Hy3's chat template opens
         its think block when the request asks for reasoning (any ``reasoning_effort`` but
-        ``no_think``), so the model's text then starts with its thoughts and their end tag, as
+        ``no_think``), and Kimi K3's opens its think channel unless the request turns
+        thinking off, so the model's text then starts with its thoughts and their end tag, as
         a server with no reasoning parser passes them on."""
         deltas, finish = self._answer(request)
         if self.format == "hy3" and asks_reasoning(request):
             deltas = [{"content": "Thinking it over.</think:opensource>\n"}, *deltas]
+        if self.format == "kimi_k3" and not thinking_off(request):
+            deltas = [{"content": f"{THOUGHT}<|close|>think<|sep|>"}, *deltas]
         return deltas, finish
+
+    def _text(self, text: str) -> list[dict[str, Any]]:
+        """An answer of text, as the model writes it."""
+        if self.format == "kimi_k3":
+            text = kimi_k3_text(text)
+        return [{"content": p} for p in pieces(text)]
 
     def _answer(self, request: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         messages = request.get("messages") or []
@@ -170,14 +175,14 @@ class ScriptedUpstream:
             # Clients wrap the output in headers of their own: quote it all, on one line.
             quoted = " ".join(str(result or "").split())[:500]
             text = f"{FINAL_PREFIX} the command printed: {quoted}"
-            return [{"content": p} for p in pieces(text)], "stop"
+            return self._text(text), "stop"
         response_format = request.get("response_format") or {}
         if response_format.get("type") in ("json_schema", "json_object"):
             schema = (response_format.get("json_schema") or {}).get("schema")
-            return [{"content": json.dumps(json_instance(schema))}], "stop"
+            return self._text(json.dumps(json_instance(schema))), "stop"
         tool = shell_tool(request.get("tools") or [])
         if tool is None:
-            return [{"content": "ok"}], "stop"
+            return self._text("ok"), "stop"
         name, schema = tool
         arguments = shell_arguments(schema, self.command)
         self.calls += 1
@@ -194,10 +199,11 @@ class ScriptedUpstream:
             }
             rest = [{"index": 0, "function": {"arguments": p}} for p in pieces(text)]
             return [{"tool_calls": [e]} for e in (first, *rest)], "tool_calls"
-        channel, text = markup(self.format, name, arguments)
-        if channel == "content":
-            text = self.preamble + text
-        return [{channel: p} for p in pieces(text)], "stop"
+        return [
+            dict.fromkeys(fields, p)
+            for fields, text in markup(self.format, name, arguments, self.preamble)
+            for p in pieces(text)
+        ], "stop"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -265,7 +271,7 @@ def _completion(
     message: dict[str, Any] = {"role": "assistant", "content": ""}
     calls: list[dict[str, Any]] = []
     for delta in deltas:
-        for key in ("content", "reasoning_content"):
+        for key in ("content", "reasoning_content", "reasoning"):
             if key in delta:
                 message[key] = message.get(key, "") + delta[key]
         for entry in delta.get("tool_calls", ()):

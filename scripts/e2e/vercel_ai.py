@@ -3,17 +3,21 @@
 ``toolcall serve`` in front of a scripted model that writes its shell call as raw markup.
 
     python scripts/e2e/vercel_ai.py            # every format
-    python scripts/e2e/vercel_ai.py kimi       # one of: kimi, qwen3_coder, hermes, hy3
+    python scripts/e2e/vercel_ai.py kimi       # one of: kimi, qwen3_coder, hermes, hy3,
+                                               #   deepseek_v4, deepseek_v32, kimi_k3, gemma4,
+                                               #   glm47, minimax_m3
 
 With ``store`` on, the SDK sends the first turn's reasoning and text back as
 ``{"type": "item_reference", "id": …}``, which the proxy resolves from its response store (a
-SQLite file of the run's own). The scripted model says a sentence before each call (Kimi in
-its reasoning, the others in the answer, ``upstream.py --preamble``), so every format's second
-turn has references to resolve. For each format: the tool must have run (its file exists),
-the final answer quoting the tool's output must be printed, the SDK's second request must have
-sent item references, and the upstream's second turn must have got the first turn's reasoning
-or text back from them, before the call and its output. Exits non-zero on a failure, printing
-what the SDK script printed.
+SQLite file of the run's own). The scripted model says a sentence before each call (in its
+reasoning where it writes the call there, as Kimi K2, DeepSeek V3.2 and GLM-4.7 do; in the
+answer otherwise, ``upstream.py --preamble``), and the thinking models reason first, so every
+format's second turn has references to resolve. For each format: the tool must have run (its
+file exists), the final answer quoting the tool's output must be printed, the SDK's second
+request must have sent item references, and the upstream's second turn must have got the
+first turn's reasoning and text back from them, before the call and its output; the SDK
+script must have printed none of the model's markup. Exits
+non-zero on a failure, printing what the SDK script printed.
 
 ``ai`` 6 and ``@ai-sdk/openai`` 3 are the newest majors that run on Node 20 (``ai`` 7 needs
 Node 22).
@@ -29,9 +33,21 @@ from pathlib import Path
 from typing import Any
 
 from harness import MARK, MODELS, Result, npm_install_all, stack
+from markup import CALLS_IN_REASONING, MARKERS, REASONING
 
 PACKAGES = ["ai@6.0.326", "@ai-sdk/openai@3.0.141", "zod@4.6.7"]
-FORMATS = ("kimi", "qwen3_coder", "hermes", "hy3")
+FORMATS = (
+    "kimi",
+    "qwen3_coder",
+    "hermes",
+    "hy3",
+    "deepseek_v4",
+    "deepseek_v32",
+    "kimi_k3",
+    "gemma4",
+    "glm47",
+    "minimax_m3",
+)
 PREAMBLE = "I will run the command.\n"
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
@@ -104,6 +120,9 @@ def run(fmt: str) -> tuple[Result, list[dict[str, Any]]]:
 
 def check(fmt: str, result: Result, client_requests: list[dict[str, Any]]) -> list[str]:
     problems = []
+    leaked = [marker for marker in MARKERS if marker in result.stdout]
+    if leaked:
+        problems.append(f"the client printed the model's markup: {leaked}")
     if result.returncode != 0:
         problems.append(f"the SDK script exited {result.returncode}")
     if not result.tool_ran:
@@ -128,15 +147,15 @@ def check(fmt: str, result: Result, client_requests: list[dict[str, Any]]) -> li
     else:
         messages = result.requests[1]["messages"]
         roles = [m["role"] for m in messages]
-        assistant = next((m for m in messages if m["role"] == "assistant"), {})
-        said = assistant.get("reasoning_content") if fmt == "kimi" else assistant.get("content")
+        assistant: dict[str, Any] = next((m for m in messages if m["role"] == "assistant"), {})
         if roles[-2:] != ["assistant", "tool"] or not assistant.get("tool_calls"):
             problems.append(f"the second turn lacks the call and its output: {roles}")
-        if not said or not said.startswith("I will run the command."):
-            problems.append(
-                f"the first turn's {'reasoning' if fmt == 'kimi' else 'text'} did "
-                f"not come back from the store: {assistant}"
-            )
+        reasoning = assistant.get("reasoning_content") or ""
+        if fmt in REASONING and not reasoning.startswith(REASONING[fmt]):
+            problems.append(f"the first turn's reasoning did not come back: {assistant}")
+        text = assistant.get("content") or ""
+        if fmt not in CALLS_IN_REASONING and not text.lstrip().startswith(PREAMBLE.strip()):
+            problems.append(f"the first turn's text did not come back: {assistant}")
     return problems
 
 

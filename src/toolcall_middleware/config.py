@@ -40,7 +40,8 @@ class Options:
     paths: tuple[str, ...] = DEFAULT_PATHS
     #: Model name (case-insensitive) → provider, consulted first by ``provider="auto"``.
     provider_overrides: Mapping[str, str] = field(default_factory=dict)
-    #: Rewrite responses to requests that offered no ``tools`` (off: those pass untouched).
+    #: Rewrite responses to requests that offered no ``tools`` (off: those pass untouched,
+    #: but for one that starts inside the reasoning block its template opened: that is split).
     rewrite_without_tools: bool = False
     #: Calls to tools the request did not offer: ``forward``, ``drop`` or ``text``.
     unknown_tools: UnknownTools = "forward"

@@ -31,6 +31,7 @@ from .request import (
 )
 from .responder import ToolCallResponder
 from .rewriters import Rewriters
+from .think import starts_in_reasoning
 from .upstream_fields import UpstreamFields
 
 logger = logging.getLogger("toolcall_middleware")
@@ -106,7 +107,16 @@ class ToolCallMiddleware:
         info = scope.get("toolcall")  # a dict from `toolcall serve` (proxy/front.py): access log
         if isinstance(info, dict):
             info["model"] = request.model
-        rewrite = bool(request.tools) or self.options.rewrite_without_tools
+        rewrite = (
+            bool(request.tools)
+            or self.options.rewrite_without_tools
+            or starts_in_reasoning(
+                self.options.think_tags,
+                request.model,
+                request.thinking_off,
+                request.thinking_asked,
+            )
+        )
         hook = self.on_complete
         if not rewrite and hook is None:
             await self.app(scope, receive, send)

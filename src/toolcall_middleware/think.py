@@ -10,8 +10,9 @@ whitespace right after them are framing. Cut anywhere, the same content gives th
   descriptors: DeepSeek R1, QwQ, the Qwen3 Thinking models) writes only ``</think>``: its
   content starts inside the block (unless the request turned thinking off). A tag later in
   an answer is text the model wrote. ``split`` splits every block, wherever it is; ``keep``
-  none. A format whose parser reads its own reasoning block (Kimi K3's think channel) is left
-  to it, opened or not.
+  none. A response that starts inside the block is read even when its request offers no
+  tools (``starts_in_reasoning``). A format whose parser reads its own reasoning block (Kimi
+  K3's think channel) is left to it, opened or not.
 - A tool call that opens inside an unclosed block ends the reasoning there (Kimi K2 writes its
   tool section inside its thinking); the block's ``</think>`` after it, or a tag with no
   place, is a stray: dropped and counted.
@@ -58,6 +59,16 @@ def think_config(
         return None
     opened = template_opens_think(model, thinking_off, asked) and not reads_reasoning(model)
     return ThinkConfig(every=think_tags == "split", opened=opened)
+
+
+def starts_in_reasoning(
+    think_tags: str, model: str, thinking_off: bool = False, asked: bool = False
+) -> bool:
+    """Whether a response from ``model`` starts inside the reasoning block its template
+    opened, and the split would move it: such a response is read even when the request offers
+    no tools, since passing it on untouched hands the client the model's thoughts, and the
+    block's end tag, as its answer (a client that asked for JSON cannot parse it)."""
+    return think_tags != "keep" and template_opens_think(model, thinking_off, asked)
 
 
 def template_opens_think(model: str, thinking_off: bool, asked: bool = False) -> bool:

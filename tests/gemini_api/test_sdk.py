@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from google.genai import errors, types
 
+from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.fronts.gemini import GeminiMiddleware
 
 from .helpers import USAGE, ScriptedApp, call_delta, chunk, json_reply, sdk_client, stream_reply
@@ -278,3 +279,41 @@ async def test_json_response_for_gemini_cli_utility_calls() -> None:
         "type": "json_schema",
         "json_schema": {"name": "response", "schema": schema},
     }
+
+
+@pytest.mark.parametrize(
+    ("model", "budget", "text"),
+    [
+        # Kimi K3's template opens its think channel; Hy3's opens its block when asked to
+        # think (gemini-cli's thinking budget asks): the answer starts in the reasoning.
+        (
+            "moonshotai/Kimi-K3",
+            0,
+            "Route.<|close|>think<|sep|><|open|>response<|sep|>{ANSWER}<|close|>response<|sep|>"
+            "<|close|>message<|sep|>",
+        ),
+        ("tencent/Hy3", 1, "Route.</think:opensource>\n{ANSWER}"),
+    ],
+)
+async def test_json_response_of_a_model_that_starts_in_its_reasoning(
+    model: str, budget: int, text: str
+) -> None:
+    """The side requests offer no tools; the reasoning before the JSON is split off all the
+    same, so the SDK parses the answer (gemini-cli retried them, for minutes, otherwise)."""
+    answer = '{"model_choice": "flash"}'
+    upstream = ScriptedApp(
+        [stream_reply([chunk({"content": text.replace("{ANSWER}", answer)}), chunk(None, "stop")])]
+    )
+    client = sdk_client(GeminiMiddleware(ToolCallMiddleware(upstream), default_model=model))
+    schema = {"type": "object", "properties": {"model_choice": {"type": "string"}}}
+    response = await client.aio.models.generate_content(
+        model="gemini-2.5-flash-lite",
+        contents="which model?",
+        config=types.GenerateContentConfig(
+            response_mime_type="application/json",
+            response_json_schema=schema,
+            thinking_config=types.ThinkingConfig(thinking_budget=budget),
+        ),
+    )
+    assert response.parsed == {"model_choice": "flash"}
+    assert "tools" not in upstream.upstream_bodies[0]

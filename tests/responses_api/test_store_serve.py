@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "proxy"))  # (its helpers import each ot
 from processes import serve_command  # noqa: E402
 from servers import serve_in_thread  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts" / "e2e"))  # (the scripts import each other by name)
 _spec = importlib.util.spec_from_file_location("e2e_upstream", ROOT / "scripts/e2e/upstream.py")
 assert _spec is not None and _spec.loader is not None
 e2e_upstream = importlib.util.module_from_spec(_spec)
