@@ -19,22 +19,11 @@ from __future__ import annotations
 import sys
 
 from harness import MARK, MODELS, Result, npm_install, stack
+from markup import FORMATS as MARKUP_FORMATS
 from markup import MARKERS
 
 CLAUDE_CODE = ("@anthropic-ai/claude-code", "2.1.330")
-CASES = (
-    "kimi",
-    "qwen3_coder",
-    "hermes",
-    "hy3",
-    "deepseek_v4",
-    "deepseek_v32",
-    "kimi_k3",
-    "gemma4",
-    "glm47",
-    "minimax_m3",
-    "native_bad_json",
-)
+CASES = (*MARKUP_FORMATS, "native_bad_json")
 
 
 def run(case: str) -> Result:

@@ -16,21 +16,9 @@ from __future__ import annotations
 import sys
 
 from harness import MARK, MODELS, Result, npm_install, stack
-from markup import MARKERS
+from markup import FORMATS, MARKERS
 
 CODEX = ("@openai/codex", "0.169.0")
-FORMATS = (
-    "kimi",
-    "qwen3_coder",
-    "hermes",
-    "hy3",
-    "deepseek_v4",
-    "deepseek_v32",
-    "kimi_k3",
-    "gemma4",
-    "glm47",
-    "minimax_m3",
-)
 
 CONFIG = """\
 model = "{model}"

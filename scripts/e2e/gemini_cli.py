@@ -28,22 +28,11 @@ import sys
 from typing import Any
 
 from harness import MARK, MODELS, Result, npm_install, stack
+from markup import FORMATS as MARKUP_FORMATS
 from markup import MARKERS, REASONING
 
 GEMINI_CLI = ("@google/gemini-cli", "0.61.0")
-FORMATS = (
-    "kimi",
-    "qwen3_coder",
-    "hermes",
-    "hy3",
-    "deepseek_v4",
-    "deepseek_v32",
-    "kimi_k3",
-    "gemma4",
-    "glm47",
-    "minimax_m3",
-    "native_bad_json",
-)
+FORMATS = (*MARKUP_FORMATS, "native_bad_json")
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
 

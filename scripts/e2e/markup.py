@@ -14,6 +14,7 @@ The models that think before they call (DeepSeek, GLM-4.7, MiniMax M3, Kimi K3) 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -62,19 +63,7 @@ def raw(value: Any) -> str:
 
 def markup(fmt: str, name: str, arguments: dict[str, Any], preamble: str = "") -> list[Segment]:
     """One call of ``name`` with ``arguments`` as ``fmt``'s model writes it."""
-    writers = {
-        "kimi": kimi_k2,
-        "qwen3_coder": qwen3_coder,
-        "hermes": hermes,
-        "hy3": hy3,
-        "deepseek_v4": deepseek_v4,
-        "deepseek_v32": deepseek_v32,
-        "kimi_k3": kimi_k3,
-        "gemma4": gemma4,
-        "glm47": glm47,
-        "minimax_m3": minimax_m3,
-    }
-    return writers[fmt](name, arguments, preamble)
+    return WRITERS[fmt](name, arguments, preamble)
 
 
 def kimi_k2(name: str, arguments: dict[str, Any], preamble: str) -> list[Segment]:
@@ -237,3 +226,20 @@ def minimax_m3(name: str, arguments: dict[str, Any], preamble: str) -> list[Segm
             f'{MINIMAX}<invoke name="{name}">{params}{MINIMAX}</invoke>\n{MINIMAX}</tool_call>',
         )
     ]
+
+
+#: Each markup format's writer, in the order the runs take them.
+WRITERS: dict[str, Callable[[str, dict[str, Any], str], list[Segment]]] = {
+    "kimi": kimi_k2,
+    "qwen3_coder": qwen3_coder,
+    "hermes": hermes,
+    "hy3": hy3,
+    "deepseek_v4": deepseek_v4,
+    "deepseek_v32": deepseek_v32,
+    "kimi_k3": kimi_k3,
+    "gemma4": gemma4,
+    "glm47": glm47,
+    "minimax_m3": minimax_m3,
+}
+#: The formats a scripted model writes its call in (every runner runs each).
+FORMATS = tuple(WRITERS)

@@ -37,6 +37,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from markup import FORMATS as MARKUP_FORMATS
 from markup import THOUGHT, kimi_k3_text, markup
 
 Scope = MutableMapping[str, Any]
@@ -44,20 +45,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-FORMATS = (
-    "kimi",
-    "qwen3_coder",
-    "hermes",
-    "hy3",
-    "deepseek_v4",
-    "deepseek_v32",
-    "kimi_k3",
-    "gemma4",
-    "glm47",
-    "minimax_m3",
-    "native",
-    "native_bad_json",
-)
+FORMATS = (*MARKUP_FORMATS, "native", "native_bad_json")
 #: Tool names clients give their shell tool (Claude Code, Codex, gemini-cli).
 SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "run_shell_command")
 FINAL_PREFIX = "FINAL ANSWER:"

@@ -33,21 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from harness import MARK, MODELS, Result, npm_install_all, stack
-from markup import CALLS_IN_REASONING, MARKERS, REASONING
+from markup import CALLS_IN_REASONING, FORMATS, MARKERS, REASONING
 
 PACKAGES = ["ai@6.0.326", "@ai-sdk/openai@3.0.141", "zod@4.6.7"]
-FORMATS = (
-    "kimi",
-    "qwen3_coder",
-    "hermes",
-    "hy3",
-    "deepseek_v4",
-    "deepseek_v32",
-    "kimi_k3",
-    "gemma4",
-    "glm47",
-    "minimax_m3",
-)
 PREAMBLE = "I will run the command.\n"
 PROMPT = "Run the command the task needs, then tell me what it printed."
 
