@@ -64,10 +64,11 @@ def run_serve(args: argparse.Namespace) -> int:
     from .workers import serve_workers
 
     s = config.settings
-    check_port(s.host, s.port)  # before anything starts: one line and exit 2, not a traceback
     configure_logging(s.log_level)
-    # Built here, before anything starts, so a bad front option stops the command at once.
+    # Built here, before anything starts, so a bad front option stops the command at once
+    # (whether or not the port is free: the configuration's errors come first).
     app = create_proxy_app(config)
+    check_port(s.host, s.port)  # before anything starts: one line and exit 2, not a traceback
     log.info(
         "starting",
         extra={
