@@ -19,11 +19,14 @@ from toolcall_middleware import ToolCallMiddleware
 from toolcall_middleware.completion import completion_from_sse
 from toolcall_middleware.events import Event
 from toolcall_middleware.parsers import create_parser
+from toolcall_middleware.parsers.descriptor import EFFORT, THINKING
 from toolcall_middleware.request import RequestFacts
 from toolcall_middleware.think import ThinkConfig, ThinkSplit, template_opens_think, think_config
 
 AUTO, SPLIT = ThinkConfig(every=False), ThinkConfig(every=True)
 OPENED = ThinkConfig(every=False, opened=True)
+#: A request that asks for reasoning by its effort.
+ASKED = frozenset({EFFORT})
 KIMI_CALL = (
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
     '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|>'
@@ -239,15 +242,17 @@ def test_a_request_that_turns_thinking_off_starts_outside_the_block() -> None:
 def test_hy3_starts_inside_the_block_only_when_the_request_asks_to_think() -> None:
     # Hy3's template closes the block unless reasoning_effort asks for reasoning.
     assert think_config("auto", "tencent/Hy3") == AUTO
-    assert think_config("auto", "tencent/Hy3", asked=True) == OPENED
-    assert think_config("auto", "tencent/Hy3", thinking_off=True, asked=True) == AUTO
-    assert think_config("auto", "Qwen/Qwen3-8B", asked=True) == AUTO  # thinks unasked
+    assert think_config("auto", "tencent/Hy3", asked=ASKED) == OPENED
+    assert think_config("auto", "tencent/Hy3", thinking_off=True, asked=ASKED) == AUTO
+    assert think_config("auto", "Qwen/Qwen3-8B", asked=ASKED) == AUTO  # thinks unasked
+    # Hy3's template reads the effort, not the thinking switch.
+    assert think_config("auto", "tencent/Hy3", asked=frozenset({THINKING})) == AUTO
     for body in (
         {"chat_template_kwargs": {"reasoning_effort": "high"}},
         {"reasoning_effort": "low"},
         {"chat_template_kwargs": {"reasoning_effort": None}, "reasoning_effort": "high"},
     ):
-        assert RequestFacts.of(body).thinking_asked, body
+        assert RequestFacts.of(body).thinking_asked == ASKED, body
     for body in (
         {},
         {"chat_template_kwargs": {"reasoning_effort": "no_think"}},
@@ -255,7 +260,32 @@ def test_hy3_starts_inside_the_block_only_when_the_request_asks_to_think() -> No
         {"reasoning_effort": "none"},
         {"reasoning_effort": 3},
     ):
-        assert not RequestFacts.of(body).thinking_asked, body
+        assert EFFORT not in RequestFacts.of(body).thinking_asked, body
+
+
+def test_deepseek_v31_and_v32_start_inside_the_block_when_the_request_turns_thinking_on() -> None:
+    # Their templates open <think> on chat_template_kwargs thinking (or enable_thinking) true,
+    # as vLLM's deepseek_v3 reasoning parser reads them; an effort does not.
+    on = frozenset({THINKING})
+    for model in ("deepseek-ai/DeepSeek-V3.1", "deepseek-ai/DeepSeek-V3.2", "DeepSeek-V3.2-Exp"):
+        assert think_config("auto", model) == AUTO, model
+        assert think_config("auto", model, asked=on) == OPENED, model
+        assert think_config("auto", model, asked=ASKED) == AUTO, model
+        assert think_config("auto", model, thinking_off=True, asked=on) == AUTO, model
+    assert think_config("auto", "deepseek-ai/DeepSeek-V3-0324", asked=on) == AUTO
+    for body in (
+        {"chat_template_kwargs": {"thinking": True}},
+        {"chat_template_kwargs": {"enable_thinking": True}},
+    ):
+        assert RequestFacts.of(body).thinking_asked == on, body
+    for body in (
+        {"chat_template_kwargs": {"thinking": "yes"}},
+        {"thinking": True},
+        {"chat_template_kwargs": {"thinking": False}},
+    ):
+        assert THINKING not in RequestFacts.of(body).thinking_asked, body
+    both = {"chat_template_kwargs": {"thinking": True, "reasoning_effort": "high"}}
+    assert RequestFacts.of(both).thinking_asked == ASKED | on
 
 
 def test_a_format_that_reads_its_own_reasoning_block_is_left_to_it() -> None:
@@ -305,6 +335,10 @@ K3_JSON = (
 )
 
 
+#: A request that turns thinking on (DeepSeek V3.1's and V3.2's switch).
+ON = {"chat_template_kwargs": {"thinking": True}}
+
+
 def toolless(model: str, stream: bool = True, **extra: Any) -> bytes:
     """A request that offers no tools, as a client's helper requests (titles, routing) are."""
     messages = [{"role": "user", "content": "route this"}]
@@ -323,6 +357,8 @@ def streamed(model: str, text: str) -> bytes:
         ("moonshotai/Kimi-K3", {}, K3_JSON, "Route it.", '{"choice": "flash"}'),
         ("tencent/Hy3", {"reasoning_effort": "high"}, HY3_THOUGHT + "{}", "Plan: one call.", "{}"),
         ("deepseek-ai/DeepSeek-R1", {}, "Hm.</think>\n\n[1]", "Hm.", "[1]"),
+        ("deepseek-ai/DeepSeek-V3.1", ON, "Hm.</think>[1]", "Hm.", "[1]"),
+        ("deepseek-ai/DeepSeek-V3.2", ON, "Hm.</think>[1]", "Hm.", "[1]"),
     ],
 )
 async def test_a_response_that_starts_in_reasoning_is_split_without_tools(
@@ -351,6 +387,9 @@ async def test_a_response_that_starts_in_reasoning_is_split_without_tools(
         ("tencent/Hy3", {}, {}),  # not asked to think: the template closed the block
         ("moonshotai/Kimi-K3", {"chat_template_kwargs": {"thinking": False}}, {}),
         ("deepseek-ai/DeepSeek-R1", {}, {"think_tags": "keep"}),
+        # Thinking not turned on (an effort is not V3.1's switch): the template closed it.
+        ("deepseek-ai/DeepSeek-V3.1", {"reasoning_effort": "high"}, {}),
+        ("deepseek-ai/DeepSeek-V3.2", {}, {}),
     ],
 )
 async def test_other_responses_to_requests_without_tools_pass_untouched(

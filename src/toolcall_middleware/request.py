@@ -10,6 +10,7 @@ from . import lenient_json
 from .asgi import Message, Receive, Scope
 from .parsers import ParserContext, Tool
 from .parsers.base import UnknownTools
+from .parsers.descriptor import EFFORT, THINKING
 from .upstream_fields import UpstreamFields, front_fields
 
 #: The efforts that ask for no reasoning (Hy3's template's, and OpenAI's).
@@ -26,10 +27,12 @@ class RequestFacts:
     #: The request turns the model's thinking off (``chat_template_kwargs`` with ``thinking``
     #: or ``enable_thinking`` false): its chat template opens no reasoning block.
     thinking_off: bool = False
-    #: The request asks for reasoning by effort (``reasoning_effort`` in ``chat_template_kwargs``,
-    #: else at the top level, other than ``no_think`` or ``none``): a template that thinks only
-    #: when asked (Hy3's) opens its block.
-    thinking_asked: bool = False
+    #: The switches by which the request asks for reasoning (``descriptor.EFFORT``: a
+    #: ``reasoning_effort`` in ``chat_template_kwargs``, else at the top level, other than
+    #: ``no_think`` or ``none``; ``THINKING``: ``chat_template_kwargs`` with ``thinking`` or
+    #: ``enable_thinking`` true): a template that thinks only when asked by its switch opens
+    #: its block.
+    thinking_asked: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, body: bytes) -> RequestFacts:
@@ -51,7 +54,17 @@ class RequestFacts:
             tools=tools_from_request(payload.get("tools")),
             stream=payload.get("stream") is True,
             thinking_off=kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False,
-            thinking_asked=isinstance(effort, str) and effort not in _NO_EFFORT,
+            thinking_asked=frozenset(
+                switch
+                for switch, on in (
+                    (EFFORT, isinstance(effort, str) and effort not in _NO_EFFORT),
+                    (
+                        THINKING,
+                        kwargs.get("thinking") is True or kwargs.get("enable_thinking") is True,
+                    ),
+                )
+                if on
+            ),
         )
 
     def parser_context(

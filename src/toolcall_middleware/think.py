@@ -50,11 +50,12 @@ class ThinkConfig:
 
 
 def think_config(
-    think_tags: str, model: str, thinking_off: bool = False, asked: bool = False
+    think_tags: str, model: str, thinking_off: bool = False, asked: frozenset[str] = frozenset()
 ) -> ThinkConfig | None:
     """The split for a response from ``model``, or ``None`` when its content is kept as is.
     ``thinking_off``: the request turned thinking off, so no template opened a block;
-    ``asked``: it asked for reasoning (a template that thinks only when asked opened one)."""
+    ``asked``: the switches by which it asked for reasoning (a template that thinks only when
+    asked by its switch opened one, ``Format.thinking_switch``)."""
     if think_tags == "keep":
         return None
     opened = template_opens_think(model, thinking_off, asked) and not reads_reasoning(model)
@@ -62,7 +63,7 @@ def think_config(
 
 
 def starts_in_reasoning(
-    think_tags: str, model: str, thinking_off: bool = False, asked: bool = False
+    think_tags: str, model: str, thinking_off: bool = False, asked: frozenset[str] = frozenset()
 ) -> bool:
     """Whether a response from ``model`` starts inside the reasoning block its template
     opened, and the split would move it: such a response is read even when the request offers
@@ -71,7 +72,9 @@ def starts_in_reasoning(
     return think_tags != "keep" and template_opens_think(model, thinking_off, asked)
 
 
-def template_opens_think(model: str, thinking_off: bool, asked: bool = False) -> bool:
+def template_opens_think(
+    model: str, thinking_off: bool, asked: frozenset[str] = frozenset()
+) -> bool:
     """Whether the chat template opened ``model``'s reasoning block for this request (a
     format's own block, or ``<think>``): its text starts inside it."""
     return not thinking_off and thinking_opened(model, asked)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from ..events import Event
 from .base import ParserContext
 from .delimited import DelimitedCallParser
-from .descriptor import DEEPSEEK, DEEPSEEK_LINE, Format, NameRule, register
+from .descriptor import DEEPSEEK, DEEPSEEK_LINE, THINKING, Format, NameRule, register
 from .driver import marker_tables
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -181,6 +181,9 @@ FORMAT = register(
         stray_tokens=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END_MARKER, SEP),
         # R1's template opens the block (R1-0528 writes <think> too, which is then dropped).
         thinking_opened=("deepseek-r1",),
+        # V3.1's template (and V3.2-Exp's) opens it when the request turns thinking on.
+        thinking_opened_when_asked=("deepseek*v3.1", "deepseek*v3.2-exp"),
+        thinking_switch=THINKING,
         write_calls=write_calls,
         markup_pieces=(
             CALLS_BEGIN,

@@ -148,6 +148,10 @@ def name_matches(model: str, pattern: str) -> bool:
     return True
 
 
+#: The switches by which a request asks a template for reasoning (``Format.thinking_switch``).
+EFFORT, THINKING = "reasoning_effort", "thinking"
+
+
 @dataclass(frozen=True)
 class NameRule:
     """Model-name patterns that pick a format, with the rule's precedence."""
@@ -174,8 +178,13 @@ class Format:
     #: reasoning split, ``think.py``).
     thinking_opened: tuple[str, ...] = ()
     #: Models whose chat template opens the ``<think>`` block only when the request asks for
-    #: reasoning (``RequestFacts.thinking_asked``): Hy3 answers at once unless asked to think.
+    #: reasoning by ``thinking_switch`` (``RequestFacts.thinking_asked``): Hy3 answers at once
+    #: unless asked to think.
     thinking_opened_when_asked: tuple[str, ...] = ()
+    #: What asks those models' templates for reasoning: ``EFFORT`` (a ``reasoning_effort``,
+    #: Hy3's) or ``THINKING`` (``chat_template_kwargs`` ``thinking`` or ``enable_thinking``
+    #: true, DeepSeek V3.1's and V3.2's).
+    thinking_switch: str = EFFORT
     #: The parser reads the format's own reasoning block into ``Reasoning`` events (Kimi K3's
     #: think channel), opened by the template for the ``thinking_opened`` models too (it is
     #: told by ``ParserContext.thinking_opened``): the reasoning split leaves it to the parser.
@@ -252,9 +261,10 @@ def format_for_model(model: str) -> Format | None:
     return best
 
 
-def thinking_opened(model: str, asked: bool = False) -> bool:
+def thinking_opened(model: str, asked: frozenset[str] = frozenset()) -> bool:
     """Whether a model's chat template opens a ``<think>`` block, so its text starts inside it
-    (``asked``: the request asks for reasoning, see ``Format.thinking_opened_when_asked``).
+    (``asked``: the switches by which the request asks for reasoning, see
+    ``Format.thinking_opened_when_asked``).
 
     Asked of the format the name picks, whatever provider parses the stream: a model line's
     facts sit with its family (``DeepSeek-R1-Distill-Qwen`` is a Qwen)."""
@@ -262,7 +272,8 @@ def thinking_opened(model: str, asked: bool = False) -> bool:
     if fmt is None:
         return False
     lowered = model.lower()
-    patterns = (*fmt.thinking_opened, *(fmt.thinking_opened_when_asked if asked else ()))
+    when_asked = fmt.thinking_opened_when_asked if fmt.thinking_switch in asked else ()
+    patterns = (*fmt.thinking_opened, *when_asked)
     return any(name_matches(lowered, p) for p in patterns)
 
 
