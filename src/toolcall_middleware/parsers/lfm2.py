@@ -96,12 +96,6 @@ class Lfm2Parser(PythonicParser):
             return None
         return super()._shortcut(text)
 
-    def _token_at(self, buf: str, at: int, final: bool) -> bool:
-        if buf.startswith(TOOL_CALL_END, at):
-            return True
-        size = len(buf) - at
-        return not final and size < len(TOOL_CALL_END) and TOOL_CALL_END.startswith(buf[at:])
-
     def _token_in_string(self, at: int, out: list[Event]) -> int:
         # The end token in a call's string: the block ends here if the call's text, up to the
         # list's "]" before the token, is a call a repair reads (as written, the string is

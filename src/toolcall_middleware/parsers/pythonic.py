@@ -35,7 +35,7 @@ LIST_OPEN = "["
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 # In a call: what changes the depth or starts a string.
-CALL_STOP = re.compile(r"""[()\[\]{}'"]""")
+_CALL_STOP = re.compile(r"""[()\[\]{}'"]""")
 # In a string: its quote's character, or an escape.
 _STRING_STOP = {"'": re.compile(r"['\\]"), '"': re.compile(r'["\\]')}
 
@@ -100,7 +100,7 @@ class PythonicParser(StreamParser):
         if quote:
             if self._escaped or quote[0] in text or "\\" in text:
                 return None
-        elif CALL_STOP.search(text) is not None:
+        elif _CALL_STOP.search(text) is not None:
             return None
         self._source.append(text)
         return []
@@ -227,7 +227,7 @@ class PythonicParser(StreamParser):
                         return self._token_in_string(at, out)
                     return None if at == pos else at
                 continue
-            match = CALL_STOP.search(buf, i)
+            match = _CALL_STOP.search(buf, i)
             if match is None:
                 i = n
                 break
@@ -285,11 +285,14 @@ class PythonicParser(StreamParser):
                 i = at + 1
         return n
 
-    # A format with a STRING_TOKEN says where it is and what it means there (lfm2).
     def _token_at(self, buf: str, at: int, final: bool) -> bool:
         """Whether the ``STRING_TOKEN`` is at ``at``, or may be (cut short at the end)."""
-        raise NotImplementedError
+        token = self.STRING_TOKEN
+        if not token or buf.startswith(token, at):
+            return bool(token)
+        return not final and len(buf) - at < len(token) and token.startswith(buf[at:])
 
+    # A format with a STRING_TOKEN says what it means there (lfm2).
     def _token_in_string(self, at: int, out: list[Event]) -> int:
         """The ``STRING_TOKEN`` is at ``at`` in a string of the call (whose text up to it is
         ``_source``): where reading goes on."""
