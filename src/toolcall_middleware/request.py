@@ -49,22 +49,17 @@ class RequestFacts:
         if not isinstance(kwargs, dict):
             kwargs = {}
         effort = kwargs.get("reasoning_effort") or payload.get("reasoning_effort")
+        asked: set[str] = set()
+        if isinstance(effort, str) and effort not in _NO_EFFORT:
+            asked.add(EFFORT)
+        if kwargs.get("thinking") is True or kwargs.get("enable_thinking") is True:
+            asked.add(THINKING)
         return cls(
             model=model if isinstance(model, str) else "",
             tools=tools_from_request(payload.get("tools")),
             stream=payload.get("stream") is True,
             thinking_off=kwargs.get("thinking") is False or kwargs.get("enable_thinking") is False,
-            thinking_asked=frozenset(
-                switch
-                for switch, on in (
-                    (EFFORT, isinstance(effort, str) and effort not in _NO_EFFORT),
-                    (
-                        THINKING,
-                        kwargs.get("thinking") is True or kwargs.get("enable_thinking") is True,
-                    ),
-                )
-                if on
-            ),
+            thinking_asked=frozenset(asked),
         )
 
     def parser_context(
