@@ -142,7 +142,7 @@ class ScriptedUpstream:
         a server with no reasoning parser passes them on."""
         deltas, finish = self._answer(request)
         if self.format == "hy3" and asks_reasoning(request):
-            deltas = [{"content": "Thinking it over.</think:opensource>\n"}, *deltas]
+            deltas = [{"content": f"{THOUGHT}</think:opensource>\n"}, *deltas]
         if self.format == "kimi_k3" and not thinking_off(request):
             deltas = [{"content": f"{THOUGHT}<|close|>think<|sep|>"}, *deltas]
         return deltas, finish
